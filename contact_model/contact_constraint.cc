@@ -1,0 +1,26 @@
+#include "contact_model/contact_constraint.h"
+
+namespace sapcontact {
+
+void ContactConstraint::Evaluate(const Vector3& v_c, bool with_hessian,
+                                 ContactConstraintState* state) const {
+  const double inv_Rn = 1.0 / reg_.R_n;
+  const double inv_Rt = 1.0 / reg_.R_t;
+  // y = -R^-1 (v_c - v_hat); v_hat has only a normal component.
+  state->y(kNormal) = -inv_Rn * (v_c(kNormal) - reg_.v_hat_n);
+  state->y(kTangent1) = -inv_Rt * v_c(kTangent1);
+  state->y(kTangent2) = -inv_Rt * v_c(kTangent2);
+  const FrictionConeProjection p = ProjectOntoFrictionCone(
+      state->y, reg_.mu, reg_.R_n, reg_.R_t, epsilon_s_, with_hessian);
+  state->gamma = p.gamma;
+  state->cost = p.cost;
+  state->region = p.region;
+  if (with_hessian) {
+    // G = -dgamma/dv_c = dgamma/dy * R^-1 (column scaling).
+    state->G.col(kNormal) = p.dgamma_dy.col(kNormal) * inv_Rn;
+    state->G.col(kTangent1) = p.dgamma_dy.col(kTangent1) * inv_Rt;
+    state->G.col(kTangent2) = p.dgamma_dy.col(kTangent2) * inv_Rt;
+  }
+}
+
+}  // namespace sapcontact

@@ -1,0 +1,56 @@
+// One SAP contact constraint: given its constraint velocity v_c it knows its
+// cost l_k, impulse gamma and Hessian block G, and nothing else (SAP paper
+// Sec. IV-V; seed 000). Ordering and signs: contact_model/conventions.h.
+#pragma once
+
+#include "contact_model/contact_parameters.h"
+#include "contact_model/friction_cone_projection.h"
+#include "contact_model/regularization.h"
+
+namespace sapcontact {
+
+/// Everything one constraint reports at one v_c.
+struct ContactConstraintState {
+  /// y = -R^-1 (v_c - v_hat) [N*s].
+  Vector3 y{Vector3::Zero()};
+  /// gamma = P_F(y) = -dl/dv_c [N*s].
+  Vector3 gamma{Vector3::Zero()};
+  /// G = -dgamma/dv_c = (dgamma/dy) R^-1 [(N*s)/(m/s)], symmetric PSD: the
+  /// constraint's block of the Hessian J' G J. Zero unless requested.
+  Matrix3 G{Matrix3::Zero()};
+  /// Constraint cost l_k(v_c) [J] (see FrictionConeProjection::cost).
+  double cost{0.0};
+  ProjectionRegion region{ProjectionRegion::kNoContact};
+};
+
+/// The SAP friction-cone constraint of one contact.
+class ContactConstraint {
+ public:
+  ContactConstraint() = default;
+  /// @param regularization  R, v_hat and mu of this contact for this step.
+  /// @param epsilon_s       soft-norm tolerance [N*s] (seed 000).
+  ContactConstraint(const ContactRegularization& regularization,
+                    double epsilon_s)
+      : reg_(regularization), epsilon_s_(epsilon_s) {}
+
+  const ContactRegularization& regularization() const { return reg_; }
+
+  /// Evaluates y, gamma, cost and, if `with_hessian`, G at the constraint
+  /// velocity v_c [m/s] (seed 000: gamma = P_F(y), y = -R^-1 (v_c - v_hat)).
+  void Evaluate(const Vector3& v_c, bool with_hessian,
+                ContactConstraintState* state) const;
+
+  /// Convenience form of Evaluate().
+  ContactConstraintState Evaluate(const Vector3& v_c,
+                                  bool with_hessian = true) const {
+    ContactConstraintState s;
+    Evaluate(v_c, with_hessian, &s);
+    return s;
+  }
+
+ private:
+  ContactRegularization reg_;
+  double epsilon_s_{1.0e-8};
+};
+
+}  // namespace sapcontact

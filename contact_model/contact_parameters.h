@@ -1,0 +1,50 @@
+// Physical contact parameters and the SAP regularization settings, with
+// validation. Units and conventions: contact_model/conventions.h.
+#pragma once
+
+#include <limits>
+#include <string>
+
+namespace sapcontact {
+
+/// Physical parameters of one contact (SAP paper, Sec. on compliant contact;
+/// seed 001). Plain struct; defaults describe a stiff rubber-like contact.
+struct ContactParameters {
+  /// Normal stiffness k [N/m], > 0. May be +infinity (rigid contact: the
+  /// regularization then takes the near-rigid floor of seed 001).
+  double stiffness{1.0e6};
+  /// Hunt-Crossley-like dissipation time scale tau_d [s], >= 0.
+  double dissipation_time_scale{0.01};
+  /// Coulomb friction coefficient mu [-], >= 0 (0 = frictionless).
+  double friction{0.5};
+};
+
+/// Numerical regularization settings of SAP (seed 001; SAP paper Sec. VI).
+struct RegularizationParameters {
+  /// Near-rigid threshold beta [-], >= 0: the normal regularization never
+  /// drops below beta^2 / (4 pi^2) w_k. beta = 0 disables the floor (then
+  /// k = inf gives R_n = 0, which is rejected as ill-posed).
+  double near_rigid_threshold{1.0};
+  /// Friction regularization sigma [-], > 0: R_t = sigma w_k.
+  double friction_regularization{1.0e-3};
+  /// Soft-norm tolerance epsilon_s [N*s], >= 0 (seed 000: 1e-8), used in
+  /// ||y_t||_s = sqrt(||y_t||^2 + epsilon_s^2) so that the projection and its
+  /// derivatives stay finite at y_t = 0. 0 gives the exact (non-smooth) norm.
+  double soft_norm_tolerance{1.0e-8};
+};
+
+/// Throws std::invalid_argument naming the offending field and its value if
+/// any parameter is NaN or out of range: stiffness <= 0, tau_d < 0 or
+/// infinite, friction < 0 or infinite. `context` (e.g. "contact 3") prefixes
+/// the message when not empty.
+void Validate(const ContactParameters& p, const std::string& context = "");
+
+/// Throws std::invalid_argument naming the offending field and its value if
+/// beta < 0, sigma <= 0, epsilon_s < 0, or any of them is NaN or infinite.
+void Validate(const RegularizationParameters& p,
+              const std::string& context = "");
+
+/// Throws std::invalid_argument unless dt is finite and > 0 [s].
+void ValidateTimeStep(double dt, const std::string& context = "");
+
+}  // namespace sapcontact

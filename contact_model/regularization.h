@@ -1,0 +1,63 @@
+// SAP regularization of one contact: R = diag(R_n, R_t, R_t) and the
+// stabilization velocity v_hat (seed 001; SAP paper Sec. V). Ordering and
+// signs: contact_model/conventions.h.
+#pragma once
+
+#include <string>
+
+#include "contact_model/contact_parameters.h"
+#include "contact_model/conventions.h"
+
+namespace sapcontact {
+
+/// Delassus diagonal estimate w_k [1/kg] of seed 001: the RMS of the nine
+/// entries of the 3x3 diagonal block W_kk of W = J A^-1 J', i.e.
+/// ||W_kk||_F / 3. For a point mass m, W_kk = I/m and w_k = 1/(sqrt(3) m).
+/// (Seed 001 calls 1/w_k the effective mass m_k.)
+double DelassusDiagonalEstimate(const Matrix3& W_kk);
+
+/// The regularization of one contact for one time step.
+struct ContactRegularization {
+  /// Normal regularization R_n [(m/s)/(N*s)], > 0.
+  double R_n{0.0};
+  /// Tangential (friction) regularization R_t [(m/s)/(N*s)], > 0.
+  double R_t{0.0};
+  /// Normal stabilization velocity v_hat_n = -phi0 / (dt + tau_d) [m/s];
+  /// the tangential components of v_hat are zero.
+  double v_hat_n{0.0};
+  /// Friction coefficient mu [-].
+  double mu{0.0};
+  /// True when R_n was set by the near-rigid floor beta^2 w / (4 pi^2)
+  /// rather than by the stiffness.
+  bool near_rigid{false};
+
+  /// R as a 3-vector (R_n, R_t, R_t) in the conventions' ordering.
+  Vector3 R() const { return Vector3(R_n, R_t, R_t); }
+  /// v_hat as a 3-vector (v_hat_n, 0, 0).
+  Vector3 v_hat() const { return Vector3(v_hat_n, 0.0, 0.0); }
+  /// mu_tilde = mu sqrt(R_t / R_n) [-], the friction coefficient of the cone
+  /// in the R^(1/2)-scaled variables where the projection is Euclidean
+  /// (seed 000).
+  double mu_tilde() const;
+};
+
+/// Regularization of one contact (seed 001 and SAP paper Sec. V):
+///   R_n = max(beta^2 / (4 pi^2) w, 1 / (dt k (dt + tau_d))),
+///   R_t = sigma w,   v_hat_n = -phi0 / (dt + tau_d).
+/// Seed 001 prints the compliant term as 1/(dt (dt + tau) k^2); the k^2 is a
+/// typo (units, and the paper's R_n^-1 ~ dt^2 k): we use 1/(dt k (dt+tau_d)).
+/// k = +inf is allowed and gives the near-rigid floor.
+/// @param params  physical parameters (k [N/m], tau_d [s], mu [-]).
+/// @param reg     beta, sigma (epsilon_s is not used here).
+/// @param dt      time step [s].
+/// @param w       Delassus diagonal estimate [1/kg], see
+///                DelassusDiagonalEstimate(); finite and > 0.
+/// @param phi0    signed distance at the start of the step [m].
+/// @throws std::invalid_argument naming the field on NaN or out-of-range
+///         input, and when R_n would be 0 (k = inf with beta = 0).
+ContactRegularization ComputeRegularization(const ContactParameters& params,
+                                            const RegularizationParameters& reg,
+                                            double dt, double w, double phi0,
+                                            const std::string& context = "");
+
+}  // namespace sapcontact
