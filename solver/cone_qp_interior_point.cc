@@ -25,7 +25,9 @@ class InteriorPoint {
         kkt_(kkt),
         settings_(settings),
         m_(static_cast<int>(qp.cones.size())),
-        scaling_(m_),
+        W_(m_, Matrix3::Zero()),
+        Winv_(m_, Matrix3::Zero()),
+        lambda_(m_, Vector3::Zero()),
         H_(m_, Matrix3::Zero()) {
     const int n = qp.n;
     for (Eigen::VectorXd* v :
@@ -62,6 +64,11 @@ class InteriorPoint {
   void NewtonSolve();
   // sup alpha with lambda + alpha ds_scaled_, lambda + alpha dz_scaled_ in K.
   double MaxStep() const;
+  // After a step alpha: the NT scaling Wt of the scaled iterates
+  // (lambda + alpha ds_scaled, lambda + alpha dz_scaled) gives W <- Wt W,
+  // W^-1 <- W^-1 Wt^-1, lambda <- Wt (lambda + alpha dz_scaled). False if a
+  // scaled iterate is not interior.
+  bool UpdateScaling(double alpha);
   // Tests x for a certificate of unboundedness.
   bool CertifyUnbounded(ConeQpIpmOutcome* out);
   void Measure(ConeQpIpmOutcome* out);
@@ -70,7 +77,13 @@ class InteriorPoint {
   ConeQpKktSolver* kkt_;
   const ConeQpIpmSettings settings_;
   const int m_;
-  std::vector<NtScaling> scaling_;
+  // Scaling state of each cone (CVXOPT-style): W_k with W_k z_k =
+  // W_k^-T s_k = lambda_k, its inverse, and lambda_k. Updated
+  // multiplicatively from the scaled iterates (see UpdateScaling), never
+  // recomputed from s and z: near the cone boundary s and z have lost the
+  // digits of s0 - |s1| that the scaling needs, the scaled iterates have not.
+  std::vector<Matrix3> W_, Winv_;
+  std::vector<Vector3> lambda_;
   std::vector<Matrix3> H_;
   Eigen::VectorXd x_, s_, z_, rx_, rz_, Px_, dx_, dz_, ds_, u_, ds_scaled_,
       dz_scaled_, ds_affine_, dz_affine_, bs_, rhs_, res_, tmp_;
@@ -118,7 +131,31 @@ bool InteriorPoint::Initialize() {
     if (shift_s >= tiny_s) s_(o) += 1.0 + shift_s;
     if (shift_z >= tiny_z) z_(o) += 1.0 + shift_z;
   }
-  return x_.allFinite();
+  if (!x_.allFinite()) return false;
+  for (int k = 0; k < m_; ++k) {
+    NtScaling sc;
+    if (!ComputeNtScaling(Seg(s_, k), Seg(z_, k), qp_.cones[k].dim, &sc)) {
+      return false;
+    }
+    W_[k] = sc.W;
+    Winv_[k] = sc.W_inverse;
+    lambda_[k] = sc.lambda;
+  }
+  return true;
+}
+
+bool InteriorPoint::UpdateScaling(double alpha) {
+  for (int k = 0; k < m_; ++k) {
+    const int dim = qp_.cones[k].dim;
+    const Vector3 s = lambda_[k] + alpha * Seg(ds_scaled_, k);
+    const Vector3 z = lambda_[k] + alpha * Seg(dz_scaled_, k);
+    NtScaling sc;
+    if (!ComputeNtScaling(s, z, dim, &sc)) return false;
+    W_[k] = (sc.W * W_[k]).eval();
+    Winv_[k] = (Winv_[k] * sc.W_inverse).eval();
+    lambda_[k] = sc.lambda;
+  }
+  return true;
 }
 
 void InteriorPoint::NewtonSolve() {
@@ -133,10 +170,9 @@ void InteriorPoint::NewtonSolve() {
   // second and third equations hold to rounding; the first holds to the
   // accuracy of the reduced solve (improved by iterative refinement).
   for (int k = 0; k < m_; ++k) {
-    const NtScaling& sc = scaling_[k];
-    const Vector3 u = JordanSolve(sc.lambda, Seg(bs_, k), sc.dim);
+    const Vector3 u = JordanSolve(lambda_[k], Seg(bs_, k), qp_.cones[k].dim);
     SetSeg(k, u, &u_);
-    SetSeg(k, sc.W_inverse * (u + sc.W_inverse * Seg(rz_, k)), &tmp_);
+    SetSeg(k, Winv_[k] * (u + Winv_[k].transpose() * Seg(rz_, k)), &tmp_);
   }
   rhs_ = qp_.t.cwiseProduct(tmp_) - rx_;
   dx_ = rhs_;
@@ -155,21 +191,20 @@ void InteriorPoint::NewtonSolve() {
   }
   ds_ = qp_.t.cwiseProduct(dx_) - rz_;
   for (int k = 0; k < m_; ++k) {
-    const NtScaling& sc = scaling_[k];
-    const Vector3 dss = sc.W_inverse * Seg(ds_, k);
+    const Vector3 dss = Winv_[k].transpose() * Seg(ds_, k);
     const Vector3 dzs = Seg(u_, k) - dss;
     SetSeg(k, dss, &ds_scaled_);
     SetSeg(k, dzs, &dz_scaled_);
-    SetSeg(k, sc.W_inverse * dzs, &dz_);
+    SetSeg(k, Winv_[k] * dzs, &dz_);
   }
 }
 
 double InteriorPoint::MaxStep() const {
   double alpha = kInfinity;
   for (int k = 0; k < m_; ++k) {
-    const NtScaling& sc = scaling_[k];
-    alpha = std::min(alpha, ConeMaxStep(sc.lambda, Seg(ds_scaled_, k), sc.dim));
-    alpha = std::min(alpha, ConeMaxStep(sc.lambda, Seg(dz_scaled_, k), sc.dim));
+    const int dim = qp_.cones[k].dim;
+    alpha = std::min(alpha, ConeMaxStep(lambda_[k], Seg(ds_scaled_, k), dim));
+    alpha = std::min(alpha, ConeMaxStep(lambda_[k], Seg(dz_scaled_, k), dim));
   }
   return alpha;
 }
@@ -182,8 +217,18 @@ void InteriorPoint::Measure(ConeQpIpmOutcome* out) {
   out->primal_cost = 0.5 * x_.dot(Px_) + qp_.q.dot(x_);
   out->primal_residual = rz_.norm() / std::max(1.0, tmp_.norm());
   out->dual_residual = rx_.norm() / std::max(1.0, qp_.q.norm());
-  out->relative_gap =
-      std::abs(s_.dot(z_)) / std::max(1.0, std::abs(out->primal_cost));
+  const double scale = std::max(1.0, std::abs(out->primal_cost));
+  out->relative_gap = std::abs(s_.dot(z_)) / scale;
+  // Complementarity as the norm of the Jordan product s o z (0 iff s'z = 0
+  // for s, z in the cone), not just its trace s'z: at a sliding contact s'z
+  // is quadratic in the angle between s and the reflection of z, the tail
+  // s0 z1 + z0 s1 is linear in it.
+  double jordan = 0.0;
+  for (int k = 0; k < m_; ++k) {
+    const int dim = qp_.cones[k].dim;
+    jordan += JordanProduct(Seg(s_, k), Seg(z_, k), dim).norm();
+  }
+  out->relative_complementarity = jordan / scale;
 }
 
 bool InteriorPoint::CertifyUnbounded(ConeQpIpmOutcome* out) {
@@ -217,7 +262,13 @@ bool InteriorPoint::CertifyUnbounded(ConeQpIpmOutcome* out) {
 
 ConeQpIpmOutcome InteriorPoint::Run() {
   ConeQpIpmOutcome out;
+  // The best converged iterate (smallest Jordan complementarity), kept
+  // during the polishing iterations.
+  ConeQpIpmOutcome best;
+  bool have_best = false;
+  int polish = 0;
   auto finish = [&](ConeQpIpmStatus status, const std::string& reason) {
+    if (have_best) return best;
     out.status = status;
     out.reason = reason;
     out.x = x_;
@@ -238,20 +289,28 @@ ConeQpIpmOutcome InteriorPoint::Run() {
           ConeQpIpmStatus::kNumericalError,
           "non-finite residuals at iteration " + std::to_string(iter));
     }
-    for (int k = 0; k < m_; ++k) {
-      const int dim = qp_.cones[k].dim;
-      if (!(ConeMinEigenvalue(Seg(s_, k), dim) > 0.0) ||
-          !(ConeMinEigenvalue(Seg(z_, k), dim) > 0.0)) {
-        return finish(ConeQpIpmStatus::kNumericalError,
-                      "an iterate left the interior of cone " +
-                          std::to_string(k) + " at iteration " +
-                          std::to_string(iter));
-      }
-    }
-    if (out.primal_residual <= settings_.feasibility_tolerance &&
+    const bool converged =
+        out.primal_residual <= settings_.feasibility_tolerance &&
         out.dual_residual <= settings_.feasibility_tolerance &&
-        out.relative_gap <= settings_.gap_tolerance) {
-      return finish(ConeQpIpmStatus::kConverged, "converged");
+        out.relative_gap <= settings_.gap_tolerance;
+    if (converged) {
+      if (!have_best ||
+          out.relative_complementarity < best.relative_complementarity) {
+        best = out;
+        best.status = ConeQpIpmStatus::kConverged;
+        best.reason = "converged";
+        best.x = x_;
+        best.s = s_;
+        best.z = z_;
+        have_best = true;
+      }
+      if (out.relative_complementarity <= settings_.gap_tolerance ||
+          polish >= settings_.max_polish_iterations) {
+        return best;
+      }
+      ++polish;
+    } else if (have_best) {
+      return best;  // polishing lost the residual tolerances
     }
     if (x_.lpNorm<Eigen::Infinity>() > settings_.divergence_threshold) {
       out.x = x_;
@@ -260,33 +319,29 @@ ConeQpIpmOutcome InteriorPoint::Run() {
                     "iterates diverge without a certificate of unboundedness");
     }
     if (iter == settings_.max_iterations) {
-      if (CertifyUnbounded(&out)) return finish(out.status, out.reason);
+      if (!have_best && CertifyUnbounded(&out)) {
+        return finish(out.status, out.reason);
+      }
       return finish(ConeQpIpmStatus::kMaxIterations,
                     "maximum number of iterations reached");
     }
-    // Scaling and factorization.
+    // H_k = T (W_k'W_k)^-1 T and factorization.
     for (int k = 0; k < m_; ++k) {
-      const ConeBlock& c = qp_.cones[k];
-      if (!ComputeNtScaling(Seg(s_, k), Seg(z_, k), c.dim, &scaling_[k])) {
-        return finish(ConeQpIpmStatus::kNumericalError,
-                      "an iterate left the interior of cone " +
-                          std::to_string(k) + " at iteration " +
-                          std::to_string(iter));
-      }
       const Vector3 t = Seg(qp_.t, k);
-      const Matrix3& Wi = scaling_[k].W_inverse;
-      H_[k] = t.asDiagonal() * (Wi * Wi) * t.asDiagonal();
+      H_[k] =
+          t.asDiagonal() * (Winv_[k] * Winv_[k].transpose()) * t.asDiagonal();
     }
     if (!Factor()) {
       return finish(ConeQpIpmStatus::kNumericalError,
                     "the KKT matrix could not be factored at iteration " +
                         std::to_string(iter));
     }
-    const double mu = s_.dot(z_) / m_;
+    double mu = 0.0;  // lambda'lambda / m (= s'z / m)
+    for (int k = 0; k < m_; ++k) mu += lambda_[k].squaredNorm() / m_;
     // Affine predictor: bs = -lambda o lambda.
     for (int k = 0; k < m_; ++k) {
-      const NtScaling& sc = scaling_[k];
-      SetSeg(k, -JordanProduct(sc.lambda, sc.lambda, sc.dim), &bs_);
+      const int dim = qp_.cones[k].dim;
+      SetSeg(k, -JordanProduct(lambda_[k], lambda_[k], dim), &bs_);
     }
     NewtonSolve();
     const double alpha_affine = std::min(1.0, MaxStep());
@@ -295,9 +350,9 @@ ConeQpIpmOutcome InteriorPoint::Run() {
     dz_affine_ = dz_scaled_;
     // Combined step: bs = -lambda o lambda - ds_a o dz_a + sigma mu e.
     for (int k = 0; k < m_; ++k) {
-      const NtScaling& sc = scaling_[k];
-      Vector3 b = -JordanProduct(sc.lambda, sc.lambda, sc.dim) -
-                  JordanProduct(Seg(ds_affine_, k), Seg(dz_affine_, k), sc.dim);
+      const int dim = qp_.cones[k].dim;
+      Vector3 b = -JordanProduct(lambda_[k], lambda_[k], dim) -
+                  JordanProduct(Seg(ds_affine_, k), Seg(dz_affine_, k), dim);
       b(0) += sigma * mu;
       SetSeg(k, b, &bs_);
     }
@@ -307,6 +362,12 @@ ConeQpIpmOutcome InteriorPoint::Run() {
       return finish(ConeQpIpmStatus::kNumericalError,
                     "no progress possible (step " + std::to_string(alpha) +
                         ") at iteration " + std::to_string(iter));
+    }
+    if (!UpdateScaling(alpha)) {
+      return finish(ConeQpIpmStatus::kNumericalError,
+                    "a scaled iterate left the interior of its cone at "
+                    "iteration " +
+                        std::to_string(iter));
     }
     x_ += alpha * dx_;
     s_ += alpha * ds_;

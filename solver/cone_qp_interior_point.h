@@ -37,6 +37,11 @@ struct ConeQpIpmSettings {
   double feasibility_tolerance{1e-10};
   /// Convergence: relative_gap <= this.
   double gap_tolerance{1e-10};
+  /// Polishing: once converged, at most this many further iterations are
+  /// made while relative_complementarity > gap_tolerance (and the residuals
+  /// and gap stay within tolerance); the converged iterate of smallest
+  /// relative_complementarity is returned. 0 disables polishing.
+  int max_polish_iterations{10};
   /// Fraction of the step to the cone boundary that is taken.
   double step_fraction{0.99};
   /// Maximum iterative-refinement steps per Newton solve.
@@ -55,10 +60,16 @@ enum class ConeQpIpmStatus {
   kNumericalError,
 };
 
-/// Outcome of SolveNormalizedConeQp(). Measures of the last iterate:
+/// Outcome of SolveNormalizedConeQp(). Measures of the returned iterate:
 ///   primal_residual = ||s - T x||_2 / max(1, ||T x||_2),
 ///   dual_residual   = ||P x + q - T'z||_2 / max(1, ||q||_2),
-///   relative_gap    = s'z / max(1, |1/2 x'Px + q'x|).
+///   relative_gap    = s'z / max(1, |1/2 x'Px + q'x|),
+///   relative_complementarity = sum_k ||s_k o z_k||_2 / max(1, |cost|).
+/// The Jordan product s_k o z_k vanishes iff s_k'z_k = 0; at a sliding
+/// contact s'z is quadratic in the misalignment angle of the friction
+/// direction while ||s o z|| is linear in it, hence the polishing (see
+/// ConeQpIpmSettings::max_polish_iterations): with relative_gap ~ 1e-10
+/// alone friction directions are accurate to ~1e-5 only.
 struct ConeQpIpmOutcome {
   ConeQpIpmStatus status{ConeQpIpmStatus::kNumericalError};
   std::string reason;
@@ -69,6 +80,7 @@ struct ConeQpIpmOutcome {
   double primal_residual{0.0};
   double dual_residual{0.0};
   double relative_gap{0.0};
+  double relative_complementarity{0.0};
   double primal_cost{0.0};
 };
 

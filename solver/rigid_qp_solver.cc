@@ -77,6 +77,7 @@ RigidQpResult SolveValidated(const RigidContactProblem& p,
   settings.max_iterations = options.max_iterations;
   settings.feasibility_tolerance = options.feasibility_tolerance;
   settings.gap_tolerance = options.gap_tolerance;
+  settings.max_polish_iterations = options.max_polish_iterations;
   const ConeQpIpmOutcome out = SolveNormalizedConeQp(qp, kkt.get(), settings);
 
   result.status = FromIpm(out.status);
@@ -85,6 +86,7 @@ RigidQpResult SolveValidated(const RigidContactProblem& p,
   result.primal_residual = out.primal_residual;
   result.dual_residual = out.dual_residual;
   result.relative_gap = out.relative_gap;
+  result.relative_complementarity = out.relative_complementarity;
   // Impulses from the slack: s = T x is strictly inside the cones, so
   // T^-1 s is inside the friction cones (to rounding).
   result.impulses = ImpulsesFromNormalized(qp, out.s.cwiseQuotient(qp.t));

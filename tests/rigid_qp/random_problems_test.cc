@@ -27,6 +27,7 @@ double RelativeError(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
 
 TEST(RandomProblems, PassKktAndRecoverDesignedOptimum) {
   int counts[3] = {0, 0, 0};
+  double max_error = 0.0;
   unsigned seed = 1;
   for (int nc : {1, 2, 3, 7, 20, 60, 200}) {
     for (int rep = 0; rep < (nc <= 20 ? 4 : 1); ++rep, ++seed) {
@@ -36,16 +37,11 @@ TEST(RandomProblems, PassKktAndRecoverDesignedOptimum) {
       const RigidQpResult r = SolveAndCheck(rp.rigid, label, 1e-8);
       // Distance to the designed optimum. At a sliding contact the gap and
       // the KKT measures are quadratic in the angular error of the friction
-      // direction (l'u = mu l_n |u_t| (1 - cos theta)), so the impulse error
-      // is ~ sqrt(gap): ~1e-6 at the default gap tolerance 1e-10. Compare at
-      // a tighter tolerance.
-      RigidQpSolverOptions tight;
-      tight.gap_tolerance = 1e-12;
-      tight.feasibility_tolerance = 1e-12;
-      const RigidQpResult rt = SolveRigidContactQp(rp.rigid, tight);
-      EXPECT_EQ(rt.status, RigidQpStatus::kSolved) << label << rt.reason;
-      EXPECT_LT(RelativeError(rt.impulses, rp.l_star), 1e-5) << label;
-      EXPECT_LT(RelativeError(r.impulses, rp.l_star), 1e-4) << label;
+      // direction (l'u = mu l_n |u_t| (1 - cos theta)), so without the
+      // solver's polishing (Jordan-product complementarity) the impulse error
+      // would be ~ sqrt(gap) ~ 1e-5; with it, it is ~ cond(W) * gap.
+      EXPECT_LT(RelativeError(r.impulses, rp.l_star), 1e-6) << label;
+      max_error = std::max(max_error, RelativeError(r.impulses, rp.l_star));
       const KktReport kkt = CheckRigidContactKkt(rp.rigid, r.impulses, 1e-4);
       for (int k = 0; k < nc; ++k) {
         EXPECT_EQ(kkt.contacts[k].mode, rp.modes[k])
@@ -58,7 +54,8 @@ TEST(RandomProblems, PassKktAndRecoverDesignedOptimum) {
   }
   std::cout << "[rigid_qp] modes over all random problems: separating "
             << counts[0] << ", sticking " << counts[1] << ", sliding "
-            << counts[2] << "\n";
+            << counts[2] << "; max relative impulse error " << max_error
+            << "\n";
   EXPECT_GT(counts[0], 50);
   EXPECT_GT(counts[1], 50);
   EXPECT_GT(counts[2], 50);

@@ -51,7 +51,8 @@ inline RigidQpResult SolveAndCheck(const RigidContactProblem& p,
       << label << ": worst contact " << kkt.worst_contact;
   std::cout << "[rigid_qp] " << label << ": iterations " << r.iterations
             << ", primal " << r.primal_residual << ", dual " << r.dual_residual
-            << ", gap " << r.relative_gap << ", KKT " << kkt.worst_violation
+            << ", gap " << r.relative_gap << ", jordan "
+            << r.relative_complementarity << ", KKT " << kkt.worst_violation
             << (r.used_sparse ? " (sparse)" : "") << "\n";
   return r;
 }
