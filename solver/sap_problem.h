@@ -70,8 +70,10 @@ struct SapProblem {
 /// positive definite or has non-finite entries; v* of the wrong size or
 /// non-finite; a contact naming a missing tree or the same tree twice, a
 /// Jacobian block that is not 3 x n_t or has non-finite entries, non-finite
-/// phi0, invalid contact parameters.
-void Validate(const SapProblem& problem);
+/// phi0, invalid contact parameters. With check_positive_definite = false
+/// the (O(n_t^3)) Cholesky test of each tree is skipped: for callers that
+/// factor the trees themselves and report failure (the SAP model does).
+void Validate(const SapProblem& problem, bool check_positive_definite = true);
 
 /// Assembles the dense contact Jacobian J (3 nc x nv) of the whole problem:
 /// for tests, small problems and independent checks.

@@ -1,0 +1,80 @@
+// Results and statistics of one SAP solve, in the user's order (trees and
+// contacts as in the SapProblem). Ordering and signs of per-contact
+// components: contact_model/conventions.h.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+namespace sapcontact {
+
+enum class SapSolverStatus {
+  kConverged,            ///< Optimality criterion met (or stalled within it).
+  kMaxIterations,        ///< Not converged within max_iterations.
+  kStalled,              ///< Cost stalled at round-off far from optimality.
+  kIllConditioned,       ///< Hessian too ill-conditioned to trust the step.
+  kFactorizationFailed,  ///< Hessian not numerically positive definite.
+};
+
+/// Human-readable name of a status.
+const char* ToString(SapSolverStatus status);
+
+struct SapSolverStatistics {
+  /// Newton iterations (= factorizations) performed.
+  int newton_iterations{0};
+  /// Line-search iterations, total over the solve.
+  int line_search_iterations{0};
+  /// Per Newton iteration k = 0..: the cost l(v_k) before the step [J], the
+  /// accepted step size alpha_k, the scaled residual ||D grad|| at v_k
+  /// divided by max(||D A v||, ||D J' gamma||), the line-search iterations.
+  std::vector<double> cost;
+  std::vector<double> alpha;
+  std::vector<double> scaled_residual;
+  std::vector<int> line_search_iterations_per_newton;
+  /// Final scaled residual (relative) and cost [J].
+  double final_scaled_residual{0.0};
+  double final_cost{0.0};
+  /// Reciprocal condition estimate of the last factored Hessian (0 if none).
+  double reciprocal_condition{0.0};
+  /// CHOLMOD symbolic analyses performed during this solve (0 when the
+  /// previous analysis was reused, or on the dense path).
+  int symbolic_analyses{0};
+  int participating_trees{0};
+  int participating_velocities{0};
+  int patches{0};
+  /// Wall time per phase [s]: model construction, Hessian assembly,
+  /// factorization (and solve), line search, everything else.
+  double time_model{0.0};
+  double time_assembly{0.0};
+  double time_factorization{0.0};
+  double time_line_search{0.0};
+  double time_other{0.0};
+  double time_total{0.0};
+};
+
+struct SapSolverResults {
+  SapSolverStatus status{SapSolverStatus::kMaxIterations};
+  /// Explanation when status != kConverged.
+  std::string message;
+  /// Generalized velocities of all trees, stacked in problem order [m/s,
+  /// rad/s per DOF]; trees without contact get v = v*.
+  Eigen::VectorXd v;
+  /// Impulses gamma (3 per contact, contact-major) [N*s].
+  Eigen::VectorXd gamma;
+  /// Constraint velocities v_c = J v (3 per contact) [m/s].
+  Eigen::VectorXd v_c;
+  /// Generalized contact impulse J' gamma (size of v).
+  Eigen::VectorXd generalized_impulse;
+  /// Per contact: the Delassus estimate w_k [1/kg] and the regularization
+  /// R_n, R_t [(m/s)/(N*s)] used this step (contact_model/regularization.h).
+  /// The effective normal stiffness is 1 / (dt (dt + tau_d) R_n) [N/m].
+  Eigen::VectorXd delassus_estimate;
+  Eigen::VectorXd R_n;
+  Eigen::VectorXd R_t;
+  SapSolverStatistics statistics;
+
+  bool converged() const { return status == SapSolverStatus::kConverged; }
+};
+
+}  // namespace sapcontact
