@@ -34,8 +34,11 @@ inline Eigen::MatrixXd RandomSpd(int n, std::mt19937* rng) {
 }
 
 // A random SapProblem with nc contacts (random trees, one or two per
-// contact), friction in [0, 1.5] (about 15% exactly 0).
-inline SapProblem RandomSapProblem(int nc, std::mt19937* rng) {
+// contact), friction in [0, 1.5] (about 15% exactly 0). Every tree has
+// dofs_per_contact * (its contacts) + 1 DOFs (>= 3 keeps J of full row rank;
+// more DOFs make W better conditioned).
+inline SapProblem RandomSapProblem(int nc, std::mt19937* rng,
+                                   int dofs_per_contact = 3) {
   std::uniform_real_distribution<double> unif(0.0, 1.0);
   std::normal_distribution<double> g(0.0, 1.0);
   const int nt = std::max(1, nc / 2);
@@ -56,7 +59,7 @@ inline SapProblem RandomSapProblem(int nc, std::mt19937* rng) {
   SapProblem p;
   p.time_step = 1e-3;
   for (int t = 0; t < nt; ++t) {
-    const int n = 3 * count[t] + 1;
+    const int n = dofs_per_contact * count[t] + 1;
     Tree tree;
     tree.A = RandomSpd(n, rng);
     tree.v_star = Eigen::VectorXd::Zero(n);
