@@ -7,6 +7,7 @@
 #include "contact_model/contact_constraint.h"
 #include "contact_model/regime_estimates.h"
 #include "contact_model/regularization.h"
+#include "examples/run_command.h"
 
 namespace {
 
@@ -74,11 +75,15 @@ int main(int argc, char** argv) {
   est->add_option("--gravity", g, "gravity magnitude [m/s^2]")
       ->capture_default_str();
 
+  sapcontact::cli::RunOptions run_options;
+  CLI::App* run = sapcontact::cli::AddRunCommand(app, &run_options);
+
   CLI::App* demo = app.add_subcommand(
       "demo", "Run the built-in demonstration (what scripts/demo runs).");
 
   CLI11_PARSE(app, argc, argv);
   try {
+    if (*run) return sapcontact::cli::Run(run_options);
     if (*est) return RunEstimate(mass, n, dt, k, tau_d, mu, beta, sigma, g);
     if (*demo) {
       for (double step : {1e-3, 1e-2}) {

@@ -1,0 +1,26 @@
+// `sapsim run`: simulate a YAML scene and write trajectory.csv and
+// summary.json (sim/simulation.h).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace sapcontact::cli {
+
+struct RunOptions {
+  std::string scene;
+  std::string out{"out"};
+  std::vector<std::string> overrides;
+  bool quiet{false};
+};
+
+/// Adds the `run` subcommand to `app`, filling `options`.
+CLI::App* AddRunCommand(CLI::App& app, RunOptions* options);
+
+/// Runs it. Returns the process exit status: 0 success, 1 simulation
+/// finished with failed solver steps, 2 bad input (scene file, override,
+/// output directory).
+int Run(const RunOptions& options);
+
+}  // namespace sapcontact::cli
