@@ -53,8 +53,6 @@ class InteriorPoint {
 
   // Factors K = P + blockdiag(H_) (+ regularization on failure).
   bool Factor();
-  // y = (P + blockdiag(H_)) x.
-  void MultiplyK(const Eigen::VectorXd& x, Eigen::VectorXd* y);
   // Initial point (CVXOPT coneqp): (P + T'T) x = -q, s = T x, z = -T x,
   // both shifted into the interior along e when needed.
   bool Initialize();
@@ -62,6 +60,8 @@ class InteriorPoint {
   // bs_); outputs dx_, dz_ and the scaled steps ds_scaled_ = W^-1 ds,
   // dz_scaled_ = W dz.
   void NewtonSolve();
+  // ds_, ds_scaled_, dz_scaled_, dz_ from dx_ and u_.
+  void RecoverSteps();
   // sup alpha with lambda + alpha ds_scaled_, lambda + alpha dz_scaled_ in K.
   double MaxStep() const;
   // After a step alpha: the NT scaling Wt of the scaled iterates
@@ -94,15 +94,6 @@ bool InteriorPoint::Factor() {
     if (kkt_->Factor(H_, reg)) return true;
   }
   return false;
-}
-
-void InteriorPoint::MultiplyK(const Eigen::VectorXd& x, Eigen::VectorXd* y) {
-  qp_.MultiplyP(x, y);
-  for (int k = 0; k < m_; ++k) {
-    const ConeBlock& c = qp_.cones[k];
-    y->segment(c.offset, c.dim) +=
-        H_[k].topLeftCorner(c.dim, c.dim) * x.segment(c.offset, c.dim);
-  }
 }
 
 bool InteriorPoint::Initialize() {
@@ -159,16 +150,17 @@ bool InteriorPoint::UpdateScaling(double alpha) {
 }
 
 void InteriorPoint::NewtonSolve() {
-  // Scaled steps ds_scaled = W^-1 ds, dz_scaled = W dz. With u = lambda \ bs
+  // Scaled steps ds_scaled = W^-T ds, dz_scaled = W dz. With u = lambda \ bs
   // the three equations  P dx - T dz = -rx,  -T dx + ds = -rz,
   // lambda o (dz_scaled + ds_scaled) = bs  give
-  //   (P + T W^-2 T) dx = -rx + T W^-1 (u + W^-1 rz),
-  //   ds = T dx - rz,  ds_scaled = W^-1 ds,  dz_scaled = u - ds_scaled,
+  //   K dx = -rx + T W^-1 (u + W^-T rz),  K = P + T W^-1 W^-T T,
+  //   ds = T dx - rz,  ds_scaled = W^-T ds,  dz_scaled = u - ds_scaled,
   //   dz = W^-1 dz_scaled.
-  // Only W^-1 is applied (never W^2 or W^-2 to a vector): near the cone
-  // boundary cond(W) ~ 1/mu and products with W^2 lose all accuracy. The
-  // second and third equations hold to rounding; the first holds to the
-  // accuracy of the reduced solve (improved by iterative refinement).
+  // Only W^-1 is applied (never W'W or its inverse to a vector): near the
+  // cone boundary cond(W) ~ 1/mu and such products lose all accuracy. The
+  // second and third equations hold to rounding by construction; the first
+  // (the dual residual) is enforced by iterative refinement on its own
+  // residual P dx - T dz(dx) + rx, evaluated exactly as the step is.
   for (int k = 0; k < m_; ++k) {
     const Vector3 u = JordanSolve(lambda_[k], Seg(bs_, k), qp_.cones[k].dim);
     SetSeg(k, u, &u_);
@@ -177,18 +169,23 @@ void InteriorPoint::NewtonSolve() {
   rhs_ = qp_.t.cwiseProduct(tmp_) - rx_;
   dx_ = rhs_;
   kkt_->Solve(&dx_);
-  // Iterative refinement against K without regularization.
   double previous = kInfinity;
-  const double target = 1e-15 * std::max(1.0, rhs_.norm());
-  for (int i = 0; i < settings_.max_refinement_steps; ++i) {
-    MultiplyK(dx_, &res_);
-    res_ = rhs_ - res_;
+  const double target = 1e-15 * std::max(1.0, rx_.norm());
+  for (int i = 0;; ++i) {
+    RecoverSteps();
+    if (i == settings_.max_refinement_steps) break;
+    // res = -(P dx - T dz + rx), the residual of the first equation.
+    qp_.MultiplyP(dx_, &res_);
+    res_ = qp_.t.cwiseProduct(dz_) - res_ - rx_;
     const double r = res_.norm();
     if (!(r > target) || !(r < 0.5 * previous)) break;
     previous = r;
     kkt_->Solve(&res_);
     dx_ += res_;
   }
+}
+
+void InteriorPoint::RecoverSteps() {
   ds_ = qp_.t.cwiseProduct(dx_) - rz_;
   for (int k = 0; k < m_; ++k) {
     const Vector3 dss = Winv_[k].transpose() * Seg(ds_, k);
@@ -267,14 +264,39 @@ ConeQpIpmOutcome InteriorPoint::Run() {
   ConeQpIpmOutcome best;
   bool have_best = false;
   int polish = 0;
+  // The iterate of smallest merit max(residuals / tol, gap / gap_tol), and
+  // the last iteration that halved it (stall detection).
+  ConeQpIpmOutcome best_merit;
+  double best_merit_value = kInfinity;
+  int last_improvement = 0;
+  auto snapshot = [&](ConeQpIpmOutcome* o) {
+    *o = out;
+    o->x = x_;
+    o->s = s_;
+    o->z = z_;
+  };
+  // Ends without a strictly converged iterate: the best-merit iterate is
+  // returned, as kConvergedReducedAccuracy if it meets the reduced
+  // tolerance, else with `status`.
   auto finish = [&](ConeQpIpmStatus status, const std::string& reason) {
     if (have_best) return best;
-    out.status = status;
-    out.reason = reason;
-    out.x = x_;
-    out.s = s_;
-    out.z = z_;
-    return out;
+    if (best_merit_value == kInfinity) snapshot(&best_merit);
+    ConeQpIpmOutcome r = best_merit;
+    const double tol = settings_.reduced_tolerance;
+    if (r.primal_residual <= tol && r.dual_residual <= tol &&
+        r.relative_gap <= tol) {
+      r.status = ConeQpIpmStatus::kConvergedReducedAccuracy;
+      std::ostringstream os;
+      os << "converged to reduced accuracy (primal " << r.primal_residual
+         << ", dual " << r.dual_residual << ", gap " << r.relative_gap
+         << " <= " << tol << "; the tolerances were not reached: " << reason
+         << ")";
+      r.reason = os.str();
+    } else {
+      r.status = status;
+      r.reason = reason;
+    }
+    return r;
   };
   if (!Initialize()) {
     return finish(ConeQpIpmStatus::kNumericalError,
@@ -289,19 +311,21 @@ ConeQpIpmOutcome InteriorPoint::Run() {
           ConeQpIpmStatus::kNumericalError,
           "non-finite residuals at iteration " + std::to_string(iter));
     }
-    const bool converged =
-        out.primal_residual <= settings_.feasibility_tolerance &&
-        out.dual_residual <= settings_.feasibility_tolerance &&
-        out.relative_gap <= settings_.gap_tolerance;
-    if (converged) {
+    const double merit =
+        std::max({out.primal_residual / settings_.feasibility_tolerance,
+                  out.dual_residual / settings_.feasibility_tolerance,
+                  out.relative_gap / settings_.gap_tolerance});
+    if (merit < best_merit_value) {
+      if (merit < 0.5 * best_merit_value) last_improvement = iter;
+      best_merit_value = merit;
+      snapshot(&best_merit);
+    }
+    if (merit <= 1.0) {  // converged
       if (!have_best ||
           out.relative_complementarity < best.relative_complementarity) {
-        best = out;
+        snapshot(&best);
         best.status = ConeQpIpmStatus::kConverged;
         best.reason = "converged";
-        best.x = x_;
-        best.s = s_;
-        best.z = z_;
         have_best = true;
       }
       if (out.relative_complementarity <= settings_.gap_tolerance ||
@@ -313,17 +337,38 @@ ConeQpIpmOutcome InteriorPoint::Run() {
       return best;  // polishing lost the residual tolerances
     }
     if (x_.lpNorm<Eigen::Infinity>() > settings_.divergence_threshold) {
-      out.x = x_;
-      if (CertifyUnbounded(&out)) return finish(out.status, out.reason);
+      if (CertifyUnbounded(&out)) {
+        out.x = x_;
+        out.s = s_;
+        out.z = z_;
+        return out;
+      }
       return finish(ConeQpIpmStatus::kNumericalError,
                     "iterates diverge without a certificate of unboundedness");
     }
     if (iter == settings_.max_iterations) {
       if (!have_best && CertifyUnbounded(&out)) {
-        return finish(out.status, out.reason);
+        out.x = x_;
+        out.s = s_;
+        out.z = z_;
+        return out;
       }
       return finish(ConeQpIpmStatus::kMaxIterations,
                     "maximum number of iterations reached");
+    }
+    // Stall: stuck within the reduced tolerance (far from it, slow phases
+    // are normal and only the iteration limit applies).
+    const bool near =
+        best_merit.primal_residual <= settings_.reduced_tolerance &&
+        best_merit.dual_residual <= settings_.reduced_tolerance &&
+        best_merit.relative_gap <= settings_.reduced_tolerance;
+    if (!have_best && near &&
+        iter - last_improvement >= settings_.stall_iterations) {
+      return finish(ConeQpIpmStatus::kNumericalError,
+                    "no progress in " +
+                        std::to_string(iter - last_improvement) +
+                        " iterations (stalled at iteration " +
+                        std::to_string(iter) + ")");
     }
     // H_k = T (W_k'W_k)^-1 T and factorization.
     for (int k = 0; k < m_; ++k) {

@@ -44,6 +44,14 @@ struct ConeQpIpmSettings {
   int max_polish_iterations{10};
   /// Fraction of the step to the cone boundary that is taken.
   double step_fraction{0.99};
+  /// The method stops (stalled) when, with residuals and gap already below
+  /// reduced_tolerance, the merit max(residuals / tolerance, gap /
+  /// gap_tolerance) has not halved in this many iterations.
+  int stall_iterations{5};
+  /// When the tolerances are not reached (stall, iteration limit, numerical
+  /// failure), the best iterate is still reported as converged to reduced
+  /// accuracy if its residuals and gap are at most this.
+  double reduced_tolerance{1e-6};
   /// Maximum iterative-refinement steps per Newton solve.
   int max_refinement_steps{3};
   /// ||x||_inf above which the iterates are deemed divergent and tested
@@ -53,6 +61,10 @@ struct ConeQpIpmSettings {
 
 enum class ConeQpIpmStatus {
   kConverged,
+  /// The tolerances were not reached, but the best iterate's residuals and
+  /// gap are below ConeQpIpmSettings::reduced_tolerance (typically a
+  /// rank-deficient W whose KKT systems become too ill-conditioned).
+  kConvergedReducedAccuracy,
   kMaxIterations,
   /// Dual infeasible: a direction d with T d in K, P d = 0, q'd < 0 was found
   /// (the QP is unbounded below along d).

@@ -38,6 +38,8 @@ RigidQpStatus FromIpm(ConeQpIpmStatus s) {
   switch (s) {
     case ConeQpIpmStatus::kConverged:
       return RigidQpStatus::kSolved;
+    case ConeQpIpmStatus::kConvergedReducedAccuracy:
+      return RigidQpStatus::kSolvedReducedAccuracy;
     case ConeQpIpmStatus::kMaxIterations:
       return RigidQpStatus::kMaxIterations;
     case ConeQpIpmStatus::kUnbounded:
@@ -78,6 +80,7 @@ RigidQpResult SolveValidated(const RigidContactProblem& p,
   settings.feasibility_tolerance = options.feasibility_tolerance;
   settings.gap_tolerance = options.gap_tolerance;
   settings.max_polish_iterations = options.max_polish_iterations;
+  settings.reduced_tolerance = options.reduced_tolerance;
   const ConeQpIpmOutcome out = SolveNormalizedConeQp(qp, kkt.get(), settings);
 
   result.status = FromIpm(out.status);
@@ -104,6 +107,8 @@ const char* ToString(RigidQpStatus status) {
   switch (status) {
     case RigidQpStatus::kSolved:
       return "solved";
+    case RigidQpStatus::kSolvedReducedAccuracy:
+      return "solved to reduced accuracy";
     case RigidQpStatus::kMaxIterations:
       return "max iterations";
     case RigidQpStatus::kInfeasible:

@@ -32,14 +32,21 @@ namespace sapcontact {
 enum class RigidQpStatus {
   /// Converged to the tolerances.
   kSolved,
-  /// Iteration limit reached first; the returned impulses are the last
-  /// iterate (feasible, not optimal to tolerance).
+  /// The tolerances were not reached (stall, iteration limit or numerical
+  /// trouble), but the returned iterate's residuals and gap are below
+  /// RigidQpSolverOptions::reduced_tolerance (as ECOS's "optimal
+  /// (inaccurate)"). Typical of a rank-deficient W with many redundant
+  /// contacts, whose KKT systems become too ill-conditioned for 1e-10. The
+  /// impulses are usable; the reason string gives the reached accuracy.
+  kSolvedReducedAccuracy,
+  /// Iteration limit reached first; the returned impulses are the best
+  /// iterate (in the cones, not optimal to tolerance).
   kMaxIterations,
   /// Dual infeasible: the QP is unbounded below (W d = 0, c'd < 0 for a
   /// direction d in the cones). The primal is never infeasible (l = 0).
   kInfeasible,
-  /// Factorization failure, loss of interiority or divergence without a
-  /// certificate; the impulses must not be used.
+  /// Factorization failure, loss of interiority, stall or divergence
+  /// without a certificate; the impulses must not be used.
   kNumericalError,
 };
 
@@ -67,6 +74,8 @@ struct RigidQpSolverOptions {
   /// friction directions of sliding contacts are accurate to only ~sqrt(gap)
   /// (~1e-5); with it, to ~1e-9 (a few more iterations). 0 disables it.
   int max_polish_iterations{10};
+  /// Accuracy of kSolvedReducedAccuracy (residuals and gap).
+  double reduced_tolerance{1e-6};
   RigidQpLinearSolver linear_solver{RigidQpLinearSolver::kAuto};
   /// kAuto thresholds (variables = 3 per frictional, 1 per frictionless
   /// contact).

@@ -174,3 +174,31 @@ TEST(Degenerate, NoContactsAndZeroVelocity) {
 
 }  // namespace
 }  // namespace sapcontact
+
+namespace sapcontact {
+namespace {
+
+// Unreachable tolerances: the solver stalls and says so. With the default
+// reduced tolerance (1e-6) the best iterate is reported as solved to reduced
+// accuracy (and is accurate); with an unreachable reduced tolerance too, it
+// is a failure. Never kSolved.
+TEST(Degenerate, UnreachableTolerancesAreReported) {
+  const testing_rigid_qp::RandomRigidProblem rp =
+      testing_rigid_qp::MakeRandomRigidProblem(20, 3, false);
+  RigidQpSolverOptions options;
+  options.feasibility_tolerance = 1e-20;
+  options.gap_tolerance = 1e-20;
+  const RigidQpResult r = SolveRigidContactQp(rp.rigid, options);
+  std::cout << "[rigid_qp] unreachable tolerances: " << ToString(r.status)
+            << " (" << r.reason << ")\n";
+  EXPECT_EQ(r.status, RigidQpStatus::kSolvedReducedAccuracy);
+  EXPECT_LE(CheckRigidContactKkt(rp.rigid, r.impulses).worst_violation, 1e-9);
+  options.reduced_tolerance = 1e-20;
+  const RigidQpResult f = SolveRigidContactQp(rp.rigid, options);
+  EXPECT_TRUE(f.status == RigidQpStatus::kNumericalError ||
+              f.status == RigidQpStatus::kMaxIterations)
+      << ToString(f.status);
+}
+
+}  // namespace
+}  // namespace sapcontact
