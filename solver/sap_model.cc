@@ -128,9 +128,11 @@ void SapModel::MultiplyJ(const Eigen::VectorXd& v, Eigen::VectorXd* v_c) const {
   for (int k = 0; k < num_contacts(); ++k) {
     const ModelContact& m = contacts_[k];
     auto vc = v_c->segment<3>(3 * k);
-    vc.noalias() = *m.J_a * v.segment(offsets_[m.tree_a], sizes_[m.tree_a]);
+    vc.noalias() =
+        m.J_a->lazyProduct(v.segment(offsets_[m.tree_a], sizes_[m.tree_a]));
     if (m.J_b) {
-      vc.noalias() += *m.J_b * v.segment(offsets_[m.tree_b], sizes_[m.tree_b]);
+      vc.noalias() +=
+          m.J_b->lazyProduct(v.segment(offsets_[m.tree_b], sizes_[m.tree_b]));
     }
   }
 }
@@ -142,10 +144,10 @@ void SapModel::MultiplyJTranspose(const Eigen::VectorXd& gamma,
     const ModelContact& m = contacts_[k];
     const auto g = gamma.segment<3>(3 * k);
     out->segment(offsets_[m.tree_a], sizes_[m.tree_a]).noalias() +=
-        m.J_a->transpose() * g;
+        m.J_a->transpose().lazyProduct(g);
     if (m.J_b) {
       out->segment(offsets_[m.tree_b], sizes_[m.tree_b]).noalias() +=
-          m.J_b->transpose() * g;
+          m.J_b->transpose().lazyProduct(g);
     }
   }
 }
@@ -166,6 +168,28 @@ double SapModel::EvaluateConstraints(const Eigen::VectorXd& v_c,
   return cost;
 }
 
+namespace {
+
+// block += Ji' G Jj for 3 x n Jacobian blocks. Free bodies (n = 6) take a
+// fixed-size path that Eigen vectorizes; other sizes a lazy product (these
+// blocks are tiny, and Eigen's general GEMM path costs more than the flops).
+void AddJtGJ(const Eigen::MatrixXd& Ji, const Matrix3& G,
+             const Eigen::MatrixXd& Jj, Eigen::MatrixXd* GJ_workspace,
+             Eigen::MatrixXd* block) {
+  if (Ji.cols() == 6 && Jj.cols() == 6) {
+    using M36 = Eigen::Matrix<double, 3, 6>;
+    const Eigen::Map<const M36> a(Ji.data()), b(Jj.data());
+    Eigen::Map<Eigen::Matrix<double, 6, 6>> out(block->data());
+    const M36 Gb = G * b;
+    out.noalias() += a.transpose() * Gb;
+    return;
+  }
+  GJ_workspace->noalias() = G.lazyProduct(Jj);
+  block->noalias() += Ji.transpose().lazyProduct(*GJ_workspace);
+}
+
+}  // namespace
+
 void SapModel::AssembleHessian(const std::vector<Matrix3>& G,
                                BlockSparseSymmetricMatrix* H) const {
   for (int p = 0; p < num_trees(); ++p) {
@@ -180,19 +204,17 @@ void SapModel::AssembleHessian(const std::vector<Matrix3>& G,
     for (int k : patch.contacts) {
       const ModelContact& m = contacts_[k];
       // J' G J restricted to this contact's trees: diagonal blocks
-      // J_a' G J_a (+ J_b' G J_b) and the coupling J_i' G J_j.
-      Eigen::MatrixXd& GJa = GJ_[m.tree_a];
-      GJa.noalias() = G[k] * *m.J_a;
-      H->diagonal_block(m.tree_a).noalias() += m.J_a->transpose() * GJa;
+      // J_a' G J_a (+ J_b' G J_b) and the coupling block (i, j), i > j,
+      // J_i' G J_j.
+      AddJtGJ(*m.J_a, G[k], *m.J_a, &GJ_[m.tree_a],
+              &H->diagonal_block(m.tree_a));
       if (m.J_b) {
-        Eigen::MatrixXd& GJb = GJ_[m.tree_b];
-        GJb.noalias() = G[k] * *m.J_b;
-        H->diagonal_block(m.tree_b).noalias() += m.J_b->transpose() * GJb;
-        // Block (i, j), i > j: J_i' G J_j.
+        AddJtGJ(*m.J_b, G[k], *m.J_b, &GJ_[m.tree_b],
+                &H->diagonal_block(m.tree_b));
         if (m.tree_a > m.tree_b) {
-          off->noalias() += m.J_a->transpose() * GJb;
+          AddJtGJ(*m.J_a, G[k], *m.J_b, &GJ_[m.tree_b], off);
         } else {
-          off->noalias() += m.J_b->transpose() * GJa;
+          AddJtGJ(*m.J_b, G[k], *m.J_a, &GJ_[m.tree_a], off);
         }
       }
     }
