@@ -29,48 +29,55 @@ SapModel::SapModel(const SapProblem& problem,
   }
   v_star_.resize(num_velocities_);
   D_.resize(num_velocities_);
-  std::vector<Eigen::LLT<Eigen::MatrixXd>> llt(tree_of_.size());
+  // A_t^-1 of each participating tree, once per step (for the Delassus
+  // estimates); the Cholesky factorization also checks A_t is SPD.
+  std::vector<Eigen::MatrixXd> A_inv(tree_of_.size());
   for (int p = 0; p < num_trees(); ++p) {
     const Tree& tree = problem.trees[tree_of_[p]];
     v_star_.segment(offsets_[p], sizes_[p]) = tree.v_star;
     D_.segment(offsets_[p], sizes_[p]) =
         tree.A.diagonal().cwiseSqrt().cwiseInverse();
-    llt[p].compute(tree.A);
-    if (llt[p].info() != Eigen::Success) {
+    const Eigen::LLT<Eigen::MatrixXd> llt(tree.A);
+    if (llt.info() != Eigen::Success) {
       const int t = tree_of_[p];
       throw std::invalid_argument(
           "tree " + std::to_string(t) +
           (tree.name.empty() ? std::string() : " ('" + tree.name + "')") +
           ": matrix A is not positive definite");
     }
+    A_inv[p] = llt.solve(Eigen::MatrixXd::Identity(sizes_[p], sizes_[p]));
   }
 
   // Contacts: Delassus estimate, regularization; patches by tree pair.
   std::map<std::pair<int, int>, int> patch_of_pair;
   const int nc = static_cast<int>(problem.contacts.size());
   contacts_.resize(nc);
-  Eigen::MatrixXd X;
   for (int k = 0; k < nc; ++k) {
     const Contact& c = problem.contacts[k];
     ModelContact& m = contacts_[k];
     m.tree_a = participating_[c.first.tree];
     m.J_a = &c.first.J;
-    X = llt[m.tree_a].solve(c.first.J.transpose());
-    Matrix3 W = c.first.J * X;
+    Matrix3 W = c.first.J.lazyProduct(A_inv[m.tree_a])
+                    .lazyProduct(c.first.J.transpose());
     if (c.second) {
       m.tree_b = participating_[c.second->tree];
       m.J_b = &c.second->J;
-      X = llt[m.tree_b].solve(c.second->J.transpose());
-      W += c.second->J * X;
+      W += c.second->J.lazyProduct(A_inv[m.tree_b])
+               .lazyProduct(c.second->J.transpose());
     }
     m.w = DelassusDiagonalEstimate(W);
-    const std::string label =
-        "contact " + std::to_string(k) +
-        (c.name.empty() ? std::string() : " ('" + c.name + "')");
-    m.constraint = ContactConstraint(
-        ComputeRegularization(c.parameters, reg, problem.time_step, m.w, c.phi0,
-                              label),
-        reg.soft_norm_tolerance);
+    try {
+      m.constraint = ContactConstraint(
+          ComputeRegularization(c.parameters, reg, problem.time_step, m.w,
+                                c.phi0),
+          reg.soft_norm_tolerance);
+    } catch (const std::invalid_argument& e) {
+      // Name the contact only on failure (no string work per contact).
+      throw std::invalid_argument(
+          "contact " + std::to_string(k) +
+          (c.name.empty() ? std::string() : " ('" + c.name + "')") + ": " +
+          e.what());
+    }
 
     const int i = std::max(m.tree_a, m.tree_b);
     const int j = m.tree_b < 0 ? -1 : std::min(m.tree_a, m.tree_b);

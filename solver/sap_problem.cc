@@ -28,24 +28,24 @@ std::string ContactLabel(const SapProblem& p, int k) {
 
 void ValidateBlock(const SapProblem& p, int k, const ContactJacobianBlock& b,
                    const char* which) {
+  // The checks are cheap; the message is built only on failure.
   const int nt = static_cast<int>(p.trees.size());
+  const bool tree_ok = b.tree >= 0 && b.tree < nt;
+  const int n = tree_ok ? static_cast<int>(p.trees[b.tree].A.rows()) : 0;
+  const bool shape_ok = tree_ok && b.J.rows() == 3 && b.J.cols() == n;
+  if (shape_ok && b.J.allFinite()) return;
   std::ostringstream os;
   os << ContactLabel(p, k) << ": " << which << " Jacobian block ";
-  if (b.tree < 0 || b.tree >= nt) {
+  if (!tree_ok) {
     os << "names tree " << b.tree << ", which does not exist (" << nt
        << " trees)";
-    Throw(os.str());
-  }
-  const int n = static_cast<int>(p.trees[b.tree].A.rows());
-  if (b.J.rows() != 3 || b.J.cols() != n) {
+  } else if (!shape_ok) {
     os << "is " << b.J.rows() << " x " << b.J.cols() << ", expected 3 x " << n
        << " for " << TreeLabel(p, b.tree);
-    Throw(os.str());
-  }
-  if (!b.J.allFinite()) {
+  } else {
     os << "has non-finite entries";
-    Throw(os.str());
   }
+  Throw(os.str());
 }
 
 }  // namespace
@@ -70,29 +70,31 @@ void Validate(const SapProblem& p, bool check_positive_definite) {
   ValidateTimeStep(p.time_step, "problem");
   for (int t = 0; t < static_cast<int>(p.trees.size()); ++t) {
     const Tree& tree = p.trees[t];
-    const std::string label = TreeLabel(p, t);
+    const auto label = [&] { return TreeLabel(p, t); };
     if (tree.A.rows() == 0 || tree.A.rows() != tree.A.cols()) {
-      Throw(label + ": matrix A is " + std::to_string(tree.A.rows()) + " x " +
+      Throw(label() + ": matrix A is " + std::to_string(tree.A.rows()) + " x " +
             std::to_string(tree.A.cols()) + ", expected square and non-empty");
     }
-    if (!tree.A.allFinite()) Throw(label + ": matrix A has non-finite entries");
+    if (!tree.A.allFinite())
+      Throw(label() + ": matrix A has non-finite entries");
     if (tree.v_star.size() != tree.A.rows()) {
-      Throw(label + ": v_star has size " + std::to_string(tree.v_star.size()) +
-            ", expected " + std::to_string(tree.A.rows()));
+      Throw(label() + ": v_star has size " +
+            std::to_string(tree.v_star.size()) + ", expected " +
+            std::to_string(tree.A.rows()));
     }
     if (!tree.v_star.allFinite()) {
-      Throw(label + ": v_star has non-finite entries");
+      Throw(label() + ": v_star has non-finite entries");
     }
-    const double asym = (tree.A - tree.A.transpose()).norm();
+    const double asym = (tree.A - tree.A.transpose()).norm();  // n_t^2, tiny
     if (asym > 1e-10 * tree.A.norm()) {
       std::ostringstream os;
-      os << label << ": matrix A is not symmetric (||A - A'||_F / ||A||_F = "
+      os << label() << ": matrix A is not symmetric (||A - A'||_F / ||A||_F = "
          << asym / tree.A.norm() << ")";
       Throw(os.str());
     }
     if (check_positive_definite &&
         Eigen::LLT<Eigen::MatrixXd>(tree.A).info() != Eigen::Success) {
-      Throw(label + ": matrix A is not positive definite");
+      Throw(label() + ": matrix A is not positive definite");
     }
   }
   for (int k = 0; k < static_cast<int>(p.contacts.size()); ++k) {
@@ -106,13 +108,17 @@ void Validate(const SapProblem& p, bool check_positive_definite) {
               " (a single-tree contact has only the first block)");
       }
     }
-    if (!std::isfinite(c.phi0)) {
+    if (!std::isfinite(c.phi0)) {  // (message built only on failure)
       std::ostringstream os;
       os << ContactLabel(p, k) << ": invalid phi0 = " << c.phi0
          << " (must be finite)";
       Throw(os.str());
     }
-    Validate(c.parameters, ContactLabel(p, k));
+    try {
+      Validate(c.parameters);
+    } catch (const std::invalid_argument& e) {
+      Throw(ContactLabel(p, k) + ": " + e.what());
+    }
   }
 }
 
