@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <stdexcept>
 
 #include "sim/scene_loader.h"
@@ -13,29 +14,59 @@ namespace sapcontact::cli {
 CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
   CLI::App* run = app.add_subcommand(
       "run",
-      "Simulate a YAML scene (see config/scenes/ and docs/scenes.md). Writes "
-      "DIR/trajectory.csv (time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz) and "
-      "DIR/summary.json, and prints a summary. Exit status: 0 ok, 1 some "
-      "solver steps failed, 2 bad input.");
-  run->add_option("scene", o->scene, "scene file (YAML)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  run->add_option("--out,-o", o->out, "output directory")
+      "Simulate a YAML scene (schema: docs/scenes.md; examples: "
+      "config/scenes/*.yaml) to its duration and write DIR/trajectory.csv "
+      "(columns time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz: every moving "
+      "body every output.every steps, SI units, world frame) and "
+      "DIR/summary.json (run statistics, energies, final state of every "
+      "body); print a one-paragraph summary on stdout and, when stderr is a "
+      "terminal, a progress bar on stderr. Exit status: 0 success; 1 the "
+      "simulation finished but some solver steps failed (counted in "
+      "summary.json); 2 bad input (scene file, --set, output directory): the "
+      "error names the file, line and field, and DIR is left without "
+      "trajectory.csv and summary.json (outputs of an earlier run there are "
+      "removed so that they cannot be mistaken for this one's).");
+  run->add_option("scene", o->scene, "the scene file (YAML)")->required();
+  run->add_option("--out,-o", o->out,
+                  "output directory DIR (created if missing; its "
+                  "trajectory.csv and summary.json are replaced)")
       ->capture_default_str();
   run->add_option(
       "--set,-s", o->overrides,
-      "override a scene value by its dotted path, e.g. --set time_step=0.01 "
-      "--set solver.near_rigid_threshold=0.1 --set "
-      "materials.default.friction=0.3 --set bodies.box.mass=5 (repeatable)");
-  run->add_flag("--quiet,-q", o->quiet, "print nothing but errors");
+      "KEY=VALUE: override a scene value by its dotted path before "
+      "validation; VALUE is YAML (a number, .inf, a word or a flow list). "
+      "Repeatable, applied in order. Examples: --set time_step=0.01, --set "
+      "duration=0.5, --set solver.model=rigid, --set "
+      "solver.near_rigid_threshold=0.1, --set "
+      "materials.default.stiffness=.inf, --set materials.default.friction=0.3, "
+      "--set bodies.box.mass=5 (a body by its YAML name), --set "
+      "gravity=[0,0,-1.62], --set gravity.2=-1.62, --set output.every=1. "
+      "Unknown keys are errors");
+  run->add_flag("--quiet,-q", o->quiet,
+                "print nothing but errors (no progress bar, no summary)");
   return run;
 }
+
+namespace {
+
+// Removes DIR/trajectory.csv and DIR/summary.json if present (a failed run
+// must not leave an earlier run's outputs looking like its own).
+void RemoveOutputs(const std::string& dir) {
+  if (dir.empty()) return;
+  std::error_code ec;
+  for (const char* name : {"trajectory.csv", "summary.json"}) {
+    std::filesystem::remove(std::filesystem::path(dir) / name, ec);
+  }
+}
+
+}  // namespace
 
 int Run(const RunOptions& o) {
   Scene scene;
   try {
     scene = LoadScene(o.scene, o.overrides);
   } catch (const SceneError& e) {
+    RemoveOutputs(o.out);
     std::fprintf(stderr, "sapsim: error: %s\n", e.what());
     return 2;
   }
@@ -62,10 +93,12 @@ int Run(const RunOptions& o) {
     s = RunSimulation(scene, options);
   } catch (const std::invalid_argument& e) {
     if (progress) std::fprintf(stderr, "\n");
+    RemoveOutputs(o.out);
     std::fprintf(stderr, "sapsim: error: %s: %s\n", o.scene.c_str(), e.what());
     return 2;
   } catch (const std::runtime_error& e) {
     if (progress) std::fprintf(stderr, "\n");
+    RemoveOutputs(o.out);
     std::fprintf(stderr, "sapsim: error: %s\n", e.what());
     return 2;
   }

@@ -19,8 +19,11 @@ struct RunOptions {
 CLI::App* AddRunCommand(CLI::App& app, RunOptions* options);
 
 /// Runs it. Returns the process exit status: 0 success, 1 simulation
-/// finished with failed solver steps, 2 bad input (scene file, override,
-/// output directory).
+/// finished with failed solver steps (outputs written, the failures counted
+/// in summary.json), 2 bad input (scene file, override, output directory):
+/// the message on stderr names the file, line and field, and
+/// options.out/trajectory.csv and options.out/summary.json do not exist
+/// afterwards.
 int Run(const RunOptions& options);
 
 }  // namespace sapcontact::cli

@@ -32,6 +32,31 @@ void WriteRows(std::ofstream& out, const TimeStepper& stepper) {
   }
 }
 
+// A temporary output file, removed when it goes out of scope unless it was
+// renamed to its final name.
+struct PartialFile {
+  explicit PartialFile(std::filesystem::path p) : path(std::move(p)) {}
+  PartialFile(const PartialFile&) = delete;
+  PartialFile& operator=(const PartialFile&) = delete;
+  ~PartialFile() {
+    if (committed || path.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+  // @throws std::runtime_error when the rename fails.
+  void CommitAs(const std::filesystem::path& final_path) {
+    std::error_code ec;
+    std::filesystem::rename(path, final_path, ec);
+    if (ec) {
+      throw std::runtime_error("cannot rename " + path.string() + " to " +
+                               final_path.string() + ": " + ec.message());
+    }
+    committed = true;
+  }
+  std::filesystem::path path;
+  bool committed{false};
+};
+
 }  // namespace
 
 std::string SummaryToJson(const Scene& scene, const SimulationSummary& s) {
@@ -87,26 +112,27 @@ SimulationSummary RunSimulation(const Scene& scene,
   const int every = std::max(1, scene.output.every);
 
   namespace fs = std::filesystem;
+  const bool write = !options.output_dir.empty();
+  const fs::path dir(options.output_dir);
+  const fs::path traj_final = dir / "trajectory.csv";
+  const fs::path summary_final = dir / "summary.json";
+  // Outputs are written under temporary names, removed on any exception.
+  PartialFile traj_tmp(write ? dir / "trajectory.csv.partial" : fs::path());
+  PartialFile summary_tmp(write ? dir / "summary.json.partial" : fs::path());
   std::ofstream trajectory;
-  fs::path traj_tmp, traj_final, summary_tmp, summary_final;
-  if (!options.output_dir.empty()) {
-    const fs::path dir(options.output_dir);
+  if (write) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) {
       throw std::runtime_error("cannot create output directory " +
                                dir.string() + ": " + ec.message());
     }
-    traj_final = dir / "trajectory.csv";
-    traj_tmp = dir / "trajectory.csv.partial";
-    summary_final = dir / "summary.json";
-    summary_tmp = dir / "summary.json.partial";
     // Stale outputs of an earlier run must not survive a failed one.
     fs::remove(traj_final, ec);
     fs::remove(summary_final, ec);
-    trajectory.open(traj_tmp);
+    trajectory.open(traj_tmp.path);
     if (!trajectory) {
-      throw std::runtime_error("cannot write " + traj_tmp.string());
+      throw std::runtime_error("cannot write " + traj_tmp.path.string());
     }
     trajectory << "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n";
     WriteRows(trajectory, stepper);
@@ -135,9 +161,11 @@ SimulationSummary RunSimulation(const Scene& scene,
     s.collision_time_s += info.collision_time;
     if (info.failed) {
       if (s.failed_steps == 0) {
-        s.first_failure = "step " + std::to_string(n) +
-                          " (t = " + std::to_string(stepper.time()) +
-                          " s): " + info.failure;
+        char when[96];
+        std::snprintf(when, sizeof(when),
+                      "step %d (t = %.6g s to %.6g s): ", n + 1,
+                      stepper.time() - scene.time_step, stepper.time());
+        s.first_failure = when + info.failure;
       }
       ++s.failed_steps;
     }
@@ -155,17 +183,19 @@ SimulationSummary RunSimulation(const Scene& scene,
   s.final_state = stepper.state();
   s.wall_time_s = std::chrono::duration<double>(Clock::now() - t_start).count();
 
-  if (trajectory.is_open()) {
+  if (write) {
     trajectory.close();
-    if (!trajectory)
-      throw std::runtime_error("error writing " + traj_tmp.string());
-    std::ofstream summary(summary_tmp);
+    if (!trajectory) {
+      throw std::runtime_error("error writing " + traj_tmp.path.string());
+    }
+    std::ofstream summary(summary_tmp.path);
     summary << SummaryToJson(scene, s);
     summary.close();
-    if (!summary)
-      throw std::runtime_error("cannot write " + summary_tmp.string());
-    fs::rename(traj_tmp, traj_final);
-    fs::rename(summary_tmp, summary_final);
+    if (!summary) {
+      throw std::runtime_error("cannot write " + summary_tmp.path.string());
+    }
+    traj_tmp.CommitAs(traj_final);
+    summary_tmp.CommitAs(summary_final);
   }
   return s;
 }

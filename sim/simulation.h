@@ -5,7 +5,9 @@
 //   DIR/summary.json    the SimulationSummary fields below and `bodies`, the
 //                       final {name, position, quaternion_wxyz, velocity,
 //                       angular_velocity} of every body.
-// Files are written under temporary names and renamed at the end, so an
+// Files are written under temporary names (*.partial) and renamed at the
+// end; existing trajectory.csv and summary.json are removed first, and the
+// temporary files are removed when an exception ends the run, so a failed or
 // interrupted run leaves no output claiming success.
 #pragma once
 
