@@ -8,6 +8,7 @@
 #include "contact_model/regime_estimates.h"
 #include "contact_model/regularization.h"
 #include "examples/run_command.h"
+#include "examples/sweep_command.h"
 
 namespace {
 
@@ -77,6 +78,7 @@ int main(int argc, char** argv) {
 
   sapcontact::cli::RunOptions run_options;
   CLI::App* run = sapcontact::cli::AddRunCommand(app, &run_options);
+  sapcontact::cli::SweepCommands sweep_commands(app);
 
   CLI::App* demo = app.add_subcommand(
       "demo", "Run the built-in demonstration (what scripts/demo runs).");
@@ -84,6 +86,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     if (*run) return sapcontact::cli::Run(run_options);
+    if (sweep_commands.selected()) return sweep_commands.Run();
     if (*est) return RunEstimate(mass, n, dt, k, tau_d, mu, beta, sigma, g);
     if (*demo) {
       for (double step : {1e-3, 1e-2}) {

@@ -1,0 +1,126 @@
+#include "sim/sweep_runner.h"
+
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <thread>
+
+#include "sim/scene_loader.h"
+#include "sim/simulation.h"
+
+namespace sapcontact {
+namespace {
+
+std::vector<std::pair<std::string, std::string>> ScalarFields(
+    const std::string& json_text) {
+  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(json_text);
+  std::vector<std::pair<std::string, std::string>> fields;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.value().is_structured()) continue;
+    fields.emplace_back(it.key(), it.value().is_string()
+                                      ? it.value().get<std::string>()
+                                      : it.value().dump());
+  }
+  return fields;
+}
+
+}  // namespace
+
+const char* ToString(SweepRunStatus status) {
+  switch (status) {
+    case SweepRunStatus::kOk:
+      return "ok";
+    case SweepRunStatus::kFailedSteps:
+      return "failed_steps";
+    case SweepRunStatus::kError:
+      return "error";
+  }
+  return "error";
+}
+
+std::vector<std::string> SummaryFieldNames() {
+  std::vector<std::string> names;
+  for (const auto& field : ScalarFields(SummaryToJson(Scene{}, {}))) {
+    names.push_back(field.first);
+  }
+  return names;
+}
+
+SweepRow RunSweepPoint(const std::string& scene_path, const SweepPoint& point,
+                       const SweepOptions& options) {
+  SweepRow row;
+  row.index = point.index;
+  row.values = point.values;
+  try {
+    std::vector<std::string> overrides = options.fixed_overrides;
+    overrides.insert(overrides.end(), point.overrides.begin(),
+                     point.overrides.end());
+    const Scene scene = LoadScene(scene_path, overrides);
+    MetricsRecorder recorder(scene, options.metrics);
+    SimulationOptions sim;
+    sim.on_step = [&recorder](const TimeStepper& stepper,
+                              const StepInfo& info) {
+      recorder.OnStep(stepper, info);
+    };
+    const SimulationSummary summary = RunSimulation(scene, sim);
+    row.summary = ScalarFields(SummaryToJson(scene, summary));
+    row.metrics = recorder.Metrics();
+    row.estimates = recorder.Estimates();
+    row.status = summary.failed_steps > 0 ? SweepRunStatus::kFailedSteps
+                                          : SweepRunStatus::kOk;
+    row.error = summary.first_failure;
+  } catch (const std::exception& e) {
+    row.status = SweepRunStatus::kError;
+    row.error = e.what();
+    row.summary.clear();
+    row.metrics.clear();
+    row.estimates.clear();
+  }
+  return row;
+}
+
+std::vector<SweepRow> RunSweep(const std::string& scene_path,
+                               const std::vector<SweepAxis>& axes,
+                               const SweepOptions& options) {
+  // Validate the metric names before starting (a recorder needs a scene:
+  // check the names against the definitions directly).
+  for (const std::string& name : options.metrics.metrics) {
+    const MetricDefinition* d = FindMetricDefinition(name);
+    if (d == nullptr || name.rfind("estimate_", 0) == 0) {
+      throw std::invalid_argument("--metric '" + name + "': unknown metric");
+    }
+  }
+  std::vector<SweepPoint> points;
+  for (SweepPoint& p : ExpandSweep(axes)) {
+    if (InShard(p.index, options.shard)) points.push_back(std::move(p));
+  }
+  const int total = static_cast<int>(points.size());
+  std::vector<SweepRow> rows(total);
+  int jobs = options.jobs > 0
+                 ? options.jobs
+                 : static_cast<int>(std::thread::hardware_concurrency());
+  jobs = std::max(1, std::min(jobs, total));
+  std::atomic<int> next{0};
+  std::mutex progress_mutex;
+  int finished = 0;
+  auto worker = [&]() {
+    for (int i = next++; i < total; i = next++) {
+      rows[i] = RunSweepPoint(scene_path, points[i], options);
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      ++finished;
+      if (options.progress) options.progress(finished, total);
+    }
+  };
+  if (jobs <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> threads;
+    for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
+    for (std::thread& t : threads) t.join();
+  }
+  return rows;
+}
+
+}  // namespace sapcontact
