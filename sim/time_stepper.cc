@@ -36,6 +36,23 @@ Eigen::MatrixXd PointJacobian(const Matrix3& frame_rows, const Vector3& r) {
   return J;
 }
 
+// Torque-free angular velocity after dt: the explicit gyroscopic step
+// w - dt I^-1 (w x I w) (I the world inertia at the start of the step),
+// rescaled to the kinetic energy 1/2 w'Iw it started with. The explicit step
+// alone adds 1/2 dt^2 |I^-1 (w x I w)|_I^2 > 0 to the energy every step (its
+// first-order change w . (w x I w) vanishes), so a body tumbling freely
+// about a non-principal axis would gain energy without bound; torque-free
+// motion conserves it exactly, and the rotation of I during the position
+// update leaves 1/2 w'Iw unchanged. The rescaling is 1 + O(dt^2).
+Vector3 FreeRotation(const Matrix3& I, const Vector3& w, double dt) {
+  const Vector3 Iw = I * w;
+  const Vector3 gyro = w.cross(Iw);
+  if (gyro.squaredNorm() == 0.0) return w;  // principal axis or at rest
+  const Vector3 w_next = w - dt * I.ldlt().solve(gyro);
+  const double e0 = w.dot(Iw), e1 = w_next.dot(I * w_next);
+  return e1 > 0.0 ? Vector3(w_next * std::sqrt(e0 / e1)) : w_next;
+}
+
 }  // namespace
 
 SapSolverParameters MakeSapParameters(const SolverSettings& s) {
@@ -126,10 +143,9 @@ void TimeStepper::BuildProblem() {
     tree.A.topLeftCorner<3, 3>() = body.mass * Matrix3::Identity();
     tree.A.bottomRightCorner<3, 3>() = 0.5 * (I + I.transpose());
     tree.v_star.head<3>() = s.velocity + dt * scene_.gravity;
-    const Vector3 w = s.angular_velocity;
-    tree.v_star.tail<3>() = w - dt * I.ldlt().solve(w.cross(I * w));
+    tree.v_star.tail<3>() = FreeRotation(I, s.angular_velocity, dt);
     guess_.segment<3>(6 * t) = s.velocity;
-    guess_.segment<3>(6 * t + 3) = w;
+    guess_.segment<3>(6 * t + 3) = s.angular_velocity;
   }
   // Contacts: v_c = R (v_B + w_B x r_B - v_A - w_A x r_A).
   problem_.contacts.resize(contacts_.size());
@@ -198,14 +214,26 @@ StepInfo TimeStepper::Step() {
   } else {
     RigidQpResult r = SolveRigidContactQp(problem_);
     info.newton_iterations = r.iterations;
-    info.failed = r.status != RigidQpStatus::kSolved;
-    if (info.failed) info.failure = r.reason;
-    if (r.velocities.size() == guess_.size() && r.velocities.allFinite()) {
-      v_next = r.velocities;
-    } else {
-      v_next = guess_;  // numerical failure: keep the old velocities
+    // Reduced accuracy (residuals below 1e-6) is a usable solution; the
+    // iteration limit leaves usable impulses (in the cones, not optimal), a
+    // failed step; after a numerical error or an infeasibility report the
+    // impulses must not be used: the step keeps the old velocities.
+    info.failed = r.status != RigidQpStatus::kSolved &&
+                  r.status != RigidQpStatus::kSolvedReducedAccuracy;
+    if (info.failed) {
+      info.failure = std::string(ToString(r.status)) + ": " + r.reason;
     }
-    impulses_ = r.impulses;
+    const bool usable = r.status == RigidQpStatus::kSolved ||
+                        r.status == RigidQpStatus::kSolvedReducedAccuracy ||
+                        r.status == RigidQpStatus::kMaxIterations;
+    if (usable && r.velocities.size() == guess_.size() &&
+        r.velocities.allFinite()) {
+      v_next = r.velocities;
+      impulses_ = r.impulses;
+    } else {
+      v_next = guess_;
+      impulses_.setZero(3 * problem_.contacts.size());
+    }
   }
   info.solver_time = Seconds(t0);
 

@@ -3,7 +3,10 @@
 //   1. collision detection at the current poses gives the contacts and their
 //      signed distances phi0 (start of step);
 //   2. free motion v* = v + dt A^-1 (m g, -w x I w) (gravity and the
-//      gyroscopic term, explicit);
+//      gyroscopic term, explicit; the angular part is then rescaled to the
+//      rotational kinetic energy it started with, since the explicit
+//      gyroscopic step alone would add energy to a freely tumbling body
+//      every step);
 //   3. the contact problem (one 6-DOF tree per moving body, world-frame
 //      generalized velocity (v, w) of its centre of mass) is solved for the
 //      next velocities, warm-started from the current ones;
@@ -34,8 +37,13 @@ struct BodyState {
 /// What one step did.
 struct StepInfo {
   int contacts{0};
-  int newton_iterations{0};     ///< SAP Newton or interior-point iterations
-  bool failed{false};           ///< the contact solver did not converge
+  int newton_iterations{0};  ///< SAP Newton or interior-point iterations
+  /// The contact solver did not converge: SAP status other than
+  /// kConverged; rigid QP status other than kSolved or
+  /// kSolvedReducedAccuracy. The step still goes on, with SAP's last iterate
+  /// or the QP's best iterate at its iteration limit; after a QP numerical
+  /// error or infeasibility report the velocities are left unchanged.
+  bool failed{false};
   std::string failure;          ///< its message when failed
   double max_penetration{0.0};  ///< max(-phi0, 0) over the contacts [m]
   double collision_time{0.0};   ///< [s]
