@@ -100,7 +100,8 @@ SweepCommands::SweepCommands(CLI::App& app) {
   for (CLI::App* c : {sweep_, study_}) {
     c->add_option("--out,-o", out_, "output directory")->required();
     c->add_option("--jobs,-j", jobs_,
-                  "worker threads (default: number of cores)");
+                  "runs in parallel, each in a child process (default: "
+                  "number of cores)");
     c->add_option("--shard", shard_,
                   "run only the points i with i % N == I (I/N, 0 <= I < N); "
                   "join the shards' directories with `sapsim sweep-merge`")

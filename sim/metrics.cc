@@ -76,6 +76,10 @@ const std::vector<MetricDefinition>& MetricDefinitions() {
        "mean over steps of ||v_SAP - v_QP|| / ||v* - v_QP||", true},
       {"rigid_qp_failed_steps", "-", "steps whose rigid QP did not solve",
        true},
+      {"cold_start_newton_iterations", "-",
+       "mean over steps with contacts of the iterations of a SAP solve "
+       "started from v*",
+       true},
   };
   return defs;
 }
@@ -199,6 +203,10 @@ void MetricsAccumulator::Add(const StepSample& s) {
     qp_velocity_sum_ += s.rigid_qp_velocity_distance;
     ++qp_steps_;
   }
+  if (s.cold_start_iterations >= 0) {
+    cold_sum_ += s.cold_start_iterations;
+    ++cold_steps_;
+  }
   last_ = s;
 }
 
@@ -230,6 +238,8 @@ std::vector<MetricValue> MetricsAccumulator::Metrics(
       if (qp_steps_ > 0) v = qp_impulse_sum_ / qp_steps_;
     } else if (name == "rigid_qp_velocity_distance") {
       if (qp_steps_ > 0) v = qp_velocity_sum_ / qp_steps_;
+    } else if (name == "cold_start_newton_iterations") {
+      if (cold_steps_ > 0) v = cold_sum_ / cold_steps_;
     } else if (name == "rigid_qp_failed_steps") {
       if (qp_attempted_) v = qp_failed_steps_;
     } else {

@@ -52,6 +52,12 @@
 //                               solved on the same step problem. Steps where
 //                               the QP fails are skipped and counted in
 //                               rigid_qp_failed_steps.
+//   cold_start_newton_iterations [-]  (expensive: a second SAP solve per
+//                               step) mean over the steps with contacts of
+//                               the Newton iterations SAP needs on the same
+//                               step problem started from v* instead of the
+//                               previous velocities (the stepper warm-starts,
+//                               which at rest makes most steps 0 iterations).
 //
 // Estimates (always computed; NaN when undefined), for ONE body of mass M
 // resting (or sliding) on the n active contacts of the last step, which
@@ -144,6 +150,8 @@ struct StepSample {
   double rigid_qp_impulse_distance{std::numeric_limits<double>::quiet_NaN()};
   double rigid_qp_velocity_distance{std::numeric_limits<double>::quiet_NaN()};
   bool rigid_qp_failed{false};
+  /// Iterations of a SAP solve started from v* (-1: not computed).
+  int cold_start_iterations{-1};
 };
 
 /// Run constants the metrics and estimates need.
@@ -195,6 +203,8 @@ class MetricsAccumulator {
   int sliding_steps_{0};
   double qp_impulse_sum_{0.0}, qp_velocity_sum_{0.0};
   int qp_steps_{0}, qp_failed_steps_{0};
+  double cold_sum_{0.0};
+  int cold_steps_{0};
   bool qp_attempted_{false};
   StepSample last_;
 };

@@ -47,9 +47,11 @@ MetricsRecorder::MetricsRecorder(const Scene& scene,
                                  const MetricsOptions& options)
     : names_(CheckedNames(options)),
       sap_model_(scene.solver.model == SolverModel::kSap),
+      cold_solver_(MakeSapParameters(scene.solver)),
       accumulator_(MakeContext(scene, options)) {
   for (const std::string& name : names_) {
     rigid_qp_ = rigid_qp_ || name.rfind("rigid_qp_", 0) == 0;
+    cold_start_ = cold_start_ || name == "cold_start_newton_iterations";
   }
   const TimeStepper initial(scene);
   mechanical_energy_ = initial.KineticEnergy() + initial.PotentialEnergy();
@@ -138,6 +140,11 @@ void MetricsRecorder::OnStep(const TimeStepper& stepper, const StepInfo& info) {
         s.rigid_qp_velocity_distance = (sap.v - qp.velocities).norm() / v_scale;
       }
     }
+  }
+  s.cold_start_iterations = -1;
+  if (cold_start_ && sap_model_ && nc > 0) {
+    s.cold_start_iterations =
+        cold_solver_.Solve(problem).statistics.newton_iterations;
   }
   accumulator_.Add(s);
 }

@@ -39,7 +39,9 @@ class MetricsRecorder {
  private:
   std::vector<std::string> names_;
   bool rigid_qp_{false};
+  bool cold_start_{false};
   bool sap_model_{true};
+  SapSolver cold_solver_;  // cold_start_newton_iterations
   MetricsAccumulator accumulator_;
   double mechanical_energy_{0.0};  // K + P at the start of the next step
   std::vector<int> body_of_tree_;  // filled at the first step

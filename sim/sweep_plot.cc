@@ -167,6 +167,12 @@ bool AddPlot(const SweepTable& t, const PlotSpec& p, const std::string& dir,
   std::vector<std::string> clauses;
   std::vector<std::string> arrows;
   double anchor_x = NAN, anchor_y = NAN;
+  auto first_series_with_points = [&]() -> size_t {
+    for (size_t k = 0; k < order.size(); ++k) {
+      if (!by_key[order[k]].ok.empty()) return k;
+    }
+    return order.size();
+  };
   auto write_block = [&](std::vector<std::vector<double>>& rows) {
     std::sort(rows.begin(), rows.end());
     for (const auto& r : rows) {
@@ -177,26 +183,41 @@ bool AddPlot(const SweepTable& t, const PlotSpec& p, const std::string& dir,
     return block++;
   };
   const std::string file = Q(data);
+  const std::string points =
+      p.points_label.empty() ? "measured" : p.points_label;
   for (size_t i = 0; i < order.size(); ++i) {
     Series& s = by_key[order[i]];
     const std::string color = Q(kColors[i % 8]);
     const std::string suffix = s.label.empty() ? "" : ", " + s.label;
     if (!s.ok.empty()) {
-      if (std::isnan(anchor_x)) {
+      // Reference-line anchor: in the first series with points, the point
+      // nearest reference_through (default: the smallest x).
+      if (i == first_series_with_points()) {
         std::sort(s.ok.begin(), s.ok.end());
-        anchor_x = s.ok[0][0];
-        anchor_y = s.ok[0][1];
+        double best = INFINITY;
+        for (const auto& r : s.ok) {
+          const double d =
+              std::isnan(p.reference_through)
+                  ? (r[0] == s.ok[0][0] ? 0.0 : INFINITY)
+                  : std::abs(logx ? std::log(r[0] / p.reference_through)
+                                  : r[0] - p.reference_through);
+          if (d < best) {
+            best = d;
+            anchor_x = r[0];
+            anchor_y = r[1];
+          }
+        }
       }
       const int b = write_block(s.ok);
       clauses.push_back(file + " index " + std::to_string(b) +
                         " using 1:2 with points pt 7 ps 1.4 lc rgb " + color +
-                        " title " + Q("measured" + suffix) + " noenhanced");
+                        " title " + Q(points + suffix) + " noenhanced");
     }
     if (!s.failed.empty()) {
       const int b = write_block(s.failed);
       clauses.push_back(file + " index " + std::to_string(b) +
                         " using 1:2 with points pt 6 ps 1.6 lc rgb " + color +
-                        " title " + Q("measured (failed steps)" + suffix) +
+                        " title " + Q(points + " (failed steps)" + suffix) +
                         " noenhanced");
     }
     std::vector<bool> has_line(p.estimates.size(), false);

@@ -42,9 +42,13 @@ struct PlotSpec {
   /// as a dashed vertical line, with `vertical_line_label` in the legend.
   std::string vertical_line;
   std::string vertical_line_label;
-  /// Exponent s of a reference line c x^s drawn through the first measured
-  /// point of the first series (NaN: none).
+  /// Legend name of the measured points (default "measured").
+  std::string points_label;
+  /// Exponent s of a reference line c x^s (NaN: none), drawn through the
+  /// measured point of the first series whose x is nearest
+  /// reference_through (NaN: its smallest x).
   double reference_slope{std::numeric_limits<double>::quiet_NaN()};
+  double reference_through{std::numeric_limits<double>::quiet_NaN()};
   /// Axis labels; empty: the column name with its unit.
   std::string xlabel, ylabel;
   /// kAuto: log when every value is > 0 and max / min >= 100.

@@ -1,6 +1,8 @@
 #include "sim/sweep_runner.h"
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -9,6 +11,7 @@
 
 #include "sim/scene_loader.h"
 #include "sim/simulation.h"
+#include "sim/sweep_processes.h"
 
 namespace sapcontact {
 namespace {
@@ -26,7 +29,62 @@ std::vector<std::pair<std::string, std::string>> ScalarFields(
   return fields;
 }
 
+std::string Exact(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.17g", v);
+  return buffer;
+}
+
+nlohmann::json ValuesJson(const std::vector<MetricValue>& values) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const MetricValue& m : values) j.push_back({m.name, Exact(m.value)});
+  return j;
+}
+
+std::vector<MetricValue> ValuesFromJson(const nlohmann::json& j) {
+  std::vector<MetricValue> values;
+  for (const auto& item : j) {
+    const std::string text = item.at(1).get<std::string>();
+    values.push_back(
+        {item.at(0).get<std::string>(), std::strtod(text.c_str(), nullptr)});
+  }
+  return values;
+}
+
 }  // namespace
+
+std::string SerializeSweepRow(const SweepRow& r) {
+  nlohmann::json j;
+  j["index"] = r.index;
+  j["values"] = r.values;
+  j["status"] = static_cast<int>(r.status);
+  j["error"] = r.error;
+  j["summary"] = r.summary;
+  j["metrics"] = ValuesJson(r.metrics);
+  j["estimates"] = ValuesJson(r.estimates);
+  return j.dump();
+}
+
+SweepRow DeserializeSweepRow(const std::string& text) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    SweepRow r;
+    r.index = j.at("index").get<int>();
+    r.values = j.at("values").get<std::vector<std::string>>();
+    const int status = j.at("status").get<int>();
+    if (status < 0 || status > 2) throw std::runtime_error("bad status");
+    r.status = static_cast<SweepRunStatus>(status);
+    r.error = j.at("error").get<std::string>();
+    r.summary =
+        j.at("summary").get<std::vector<std::pair<std::string, std::string>>>();
+    r.metrics = ValuesFromJson(j.at("metrics"));
+    r.estimates = ValuesFromJson(j.at("estimates"));
+    return r;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(
+        std::string("sweep: malformed row from a worker: ") + e.what());
+  }
+}
 
 const char* ToString(SweepRunStatus status) {
   switch (status) {
@@ -102,15 +160,38 @@ std::vector<SweepRow> RunSweep(const std::string& scene_path,
                  ? options.jobs
                  : static_cast<int>(std::thread::hardware_concurrency());
   jobs = std::max(1, std::min(jobs, total));
-  std::atomic<int> next{0};
   std::mutex progress_mutex;
   int finished = 0;
+  auto report = [&]() {
+    ++finished;
+    if (options.progress) options.progress(finished, total);
+  };
+  if (options.workers == SweepWorkers::kProcesses) {
+    RunInChildProcesses(
+        total, jobs,
+        [&](int i) {
+          return SerializeSweepRow(
+              RunSweepPoint(scene_path, points[i], options));
+        },
+        [&](int i, const std::string& output, const std::string& failure) {
+          if (failure.empty()) {
+            rows[i] = DeserializeSweepRow(output);
+          } else {
+            rows[i].index = points[i].index;
+            rows[i].values = points[i].values;
+            rows[i].status = SweepRunStatus::kError;
+            rows[i].error = failure;
+          }
+          report();
+        });
+    return rows;
+  }
+  std::atomic<int> next{0};
   auto worker = [&]() {
     for (int i = next++; i < total; i = next++) {
       rows[i] = RunSweepPoint(scene_path, points[i], options);
       std::lock_guard<std::mutex> lock(progress_mutex);
-      ++finished;
-      if (options.progress) options.progress(finished, total);
+      report();
     }
   };
   if (jobs <= 1) {

@@ -4,8 +4,8 @@
 // and the point's overrides (sim/scene_loader.h), simulates it with
 // RunSimulation (sim/simulation.h, no output files) and records the
 // metrics and estimates of sim/metrics.h. A run that fails (bad value,
-// solver exception) becomes a row with its error; failed solver steps are
-// counted in the row, not thrown.
+// solver exception, or, with process workers, a crash) becomes a row with
+// its error; failed solver steps are counted in the row, not thrown.
 #pragma once
 
 #include <functional>
@@ -18,12 +18,26 @@
 
 namespace sapcontact {
 
+/// How runs are executed in parallel.
+enum class SweepWorkers {
+  /// Forked child processes (sim/sweep_processes.h), the default: runs are
+  /// isolated (a crash is a row) and libraries that are not thread-safe
+  /// are safe. The results come back serialized (exactly: %.17g).
+  kProcesses,
+  /// Threads of this process: no fork, but NOT safe with CHOLMOD's
+  /// supernodal path on Debian's serial OpenBLAS (concurrent runs gave
+  /// wrong factorizations there), and a crash ends the sweep.
+  kThreads,
+};
+
 struct SweepOptions {
   /// Overrides applied to every run before the varied ones.
   std::vector<std::string> fixed_overrides;
   MetricsOptions metrics;
-  /// Worker threads; <= 0: std::thread::hardware_concurrency() (at least 1).
+  /// Parallel workers; <= 0: std::thread::hardware_concurrency() (at
+  /// least 1).
   int jobs{0};
+  SweepWorkers workers{SweepWorkers::kProcesses};
   SweepShard shard;
   /// Called after each finished run with (finished, total in the shard),
   /// serialized (never concurrently), from a worker thread.
@@ -60,6 +74,11 @@ std::vector<std::string> SummaryFieldNames();
 std::vector<SweepRow> RunSweep(const std::string& scene_path,
                                const std::vector<SweepAxis>& axes,
                                const SweepOptions& options);
+
+/// A row as text and back (what process workers send; exact doubles).
+std::string SerializeSweepRow(const SweepRow& row);
+/// @throws std::runtime_error on malformed text.
+SweepRow DeserializeSweepRow(const std::string& text);
 
 /// One run (what each worker does). Never throws for a failed run.
 SweepRow RunSweepPoint(const std::string& scene_path, const SweepPoint& point,

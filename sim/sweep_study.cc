@@ -86,7 +86,8 @@ class Reader {
     CheckKeys(n, field,
               {"file", "title", "x", "y", "series", "series_label", "estimates",
                "vertical_line", "vertical_line_label", "reference_slope",
-               "xlabel", "ylabel", "logx", "logy"});
+               "reference_through", "points_label", "xlabel", "ylabel", "logx",
+               "logy"});
     PlotSpec p;
     for (const char* required : {"file", "x", "y"}) {
       if (!n[required]) Fail(Join(field, required), "missing");
@@ -133,6 +134,13 @@ class Reader {
     if (n["reference_slope"]) {
       p.reference_slope =
           Number(n["reference_slope"], Join(field, "reference_slope"));
+    }
+    if (n["reference_through"]) {
+      p.reference_through =
+          Number(n["reference_through"], Join(field, "reference_through"));
+    }
+    if (n["points_label"]) {
+      p.points_label = String(n["points_label"], Join(field, "points_label"));
     }
     if (n["xlabel"]) p.xlabel = String(n["xlabel"], Join(field, "xlabel"));
     if (n["ylabel"]) p.ylabel = String(n["ylabel"], Join(field, "ylabel"));
@@ -259,8 +267,13 @@ std::string SweepStudyToJson(const SweepStudy& s, int total_points,
     q["estimates"] = estimates;
     q["vertical_line"] = p.vertical_line;
     q["vertical_line_label"] = p.vertical_line_label;
-    if (!std::isnan(p.reference_slope))
+    if (!std::isnan(p.reference_slope)) {
       q["reference_slope"] = p.reference_slope;
+    }
+    if (!std::isnan(p.reference_through)) {
+      q["reference_through"] = p.reference_through;
+    }
+    q["points_label"] = p.points_label;
     q["xlabel"] = p.xlabel;
     q["ylabel"] = p.ylabel;
     q["logx"] = ScaleJson(p.xscale);

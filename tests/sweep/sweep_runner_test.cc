@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <sstream>
 
 #include "sim/sweep_plot.h"
+#include "sim/sweep_processes.h"
 #include "sim/sweep_study.h"
 #include "sim/sweep_table.h"
 #include "tests/sweep/sweep_test_util.h"
@@ -54,10 +56,13 @@ TEST(SweepRunnerTest, UnionOfShardsEqualsTheUnshardedSweepRowForRow) {
   const SweepTable full = MakeSweepTable(axes, options.metrics.metrics, all);
   std::vector<SweepTable> shards;
   std::vector<std::string> names;
+  // The whole sweep ran in child processes (the default), the shards run
+  // in threads: both paths give the same rows.
   for (int i = 0; i < 3; ++i) {
     SweepOptions o = options;
     o.shard = SweepShard{i, 3};
-    o.jobs = 1;
+    o.jobs = 2;
+    o.workers = SweepWorkers::kThreads;
     const std::vector<SweepRow> rows = RunSweep(ScenePath("box_rest"), axes, o);
     for (const SweepRow& r : rows) EXPECT_EQ(r.index % 3, i);
     // Through the CSV files, as sweep-merge does.
@@ -117,6 +122,53 @@ TEST(SweepRunnerTest, AFailingRunIsARowWithItsError) {
                           return o;
                         }()),
                std::invalid_argument);
+}
+
+TEST(SweepProcessesTest, ACrashingTaskIsAFailureNotTheEnd) {
+  std::vector<std::string> outputs(4), failures(4);
+  int calls = 0;
+  RunInChildProcesses(
+      4, 2,
+      [](int i) -> std::string {
+        if (i == 1) std::abort();
+        if (i == 2) throw std::runtime_error("bad point");
+        return std::string(100000, 'a' + i);  // more than a pipe buffer
+      },
+      [&](int i, const std::string& out, const std::string& failure) {
+        ++calls;
+        outputs[i] = out;
+        failures[i] = failure;
+      });
+  EXPECT_EQ(calls, 4);
+  EXPECT_EQ(outputs[0], std::string(100000, 'a'));
+  EXPECT_EQ(outputs[3], std::string(100000, 'd'));
+  EXPECT_TRUE(failures[0].empty());
+  EXPECT_NE(failures[1].find("killed by signal"), std::string::npos)
+      << failures[1];
+  EXPECT_EQ(failures[2], "task threw: bad point");
+}
+
+TEST(SweepRowTest, SerializationIsExact) {
+  SweepRow r;
+  r.index = 7;
+  r.values = {"1e-3", "[0,0,-9.81]"};
+  r.status = SweepRunStatus::kFailedSteps;
+  r.error = "step 3: \"quoted\", comma";
+  r.summary = {{"steps", "100"}, {"scene", "a b"}};
+  r.metrics = {{"x", 0.1 + 0.2}, {"y", NAN}, {"z", -INFINITY}};
+  r.estimates = {{"e", 1.0 / 3.0}};
+  const SweepRow b = DeserializeSweepRow(SerializeSweepRow(r));
+  EXPECT_EQ(b.index, 7);
+  EXPECT_EQ(b.values, r.values);
+  EXPECT_EQ(b.status, r.status);
+  EXPECT_EQ(b.error, r.error);
+  EXPECT_EQ(b.summary, r.summary);
+  ASSERT_EQ(b.metrics.size(), 3u);
+  EXPECT_EQ(b.metrics[0].value, 0.1 + 0.2);
+  EXPECT_TRUE(std::isnan(b.metrics[1].value));
+  EXPECT_EQ(b.metrics[2].value, -INFINITY);
+  EXPECT_EQ(b.estimates[0].value, 1.0 / 3.0);
+  EXPECT_THROW(DeserializeSweepRow("{"), std::runtime_error);
 }
 
 TEST(SweepTableTest, CsvRoundTripQuotesCommasQuotesAndNewlines) {
