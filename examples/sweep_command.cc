@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/metrics.h"
 #include "sim/scene_loader.h"
 #include "sim/sweep_plot.h"
 #include "sim/sweep_runner.h"
@@ -150,6 +151,12 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
     }
     shard = ParseShard(shard_);
     points = ExpandSweep(study.vary);
+    for (const std::string& m : study.metrics) {
+      if (!IsMetricName(m)) {
+        throw std::invalid_argument("--metric '" + m +
+                                    "': unknown metric (see docs/studies.md)");
+      }
+    }
     // Bad keys or values common to every run: fail before starting.
     std::vector<std::string> overrides = study.set;
     overrides.insert(overrides.end(), points[0].overrides.begin(),

@@ -117,6 +117,13 @@ const MetricDefinition* FindMetricDefinition(const std::string& name) {
   return nullptr;
 }
 
+bool IsMetricName(const std::string& name) {
+  for (const MetricDefinition& d : MetricDefinitions()) {
+    if (d.name == name) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> DefaultMetricNames() {
   std::vector<std::string> names;
   for (const MetricDefinition& d : MetricDefinitions()) {

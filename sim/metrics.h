@@ -116,6 +116,8 @@ const std::vector<MetricDefinition>& MetricDefinitions();
 const std::vector<MetricDefinition>& EstimateDefinitions();
 /// The definition of a metric or estimate, or nullptr.
 const MetricDefinition* FindMetricDefinition(const std::string& name);
+/// Whether `name` is a metric (of MetricDefinitions(), not an estimate).
+bool IsMetricName(const std::string& name);
 /// The metrics computed when none are requested: all but the expensive ones.
 std::vector<std::string> DefaultMetricNames();
 

@@ -25,11 +25,7 @@ std::vector<std::string> CheckedNames(const MetricsOptions& o) {
   std::vector<std::string> names =
       o.metrics.empty() ? DefaultMetricNames() : o.metrics;
   for (const std::string& name : names) {
-    bool known = false;
-    for (const MetricDefinition& d : MetricDefinitions()) {
-      known = known || d.name == name;
-    }
-    if (!known) {
+    if (!IsMetricName(name)) {
       std::string list;
       for (const MetricDefinition& d : MetricDefinitions()) {
         list += (list.empty() ? "" : ", ") + d.name;

@@ -145,8 +145,7 @@ std::vector<SweepRow> RunSweep(const std::string& scene_path,
   // Validate the metric names before starting (a recorder needs a scene:
   // check the names against the definitions directly).
   for (const std::string& name : options.metrics.metrics) {
-    const MetricDefinition* d = FindMetricDefinition(name);
-    if (d == nullptr || name.rfind("estimate_", 0) == 0) {
+    if (!IsMetricName(name)) {
       throw std::invalid_argument("--metric '" + name + "': unknown metric");
     }
   }

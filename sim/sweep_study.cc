@@ -197,8 +197,7 @@ SweepStudy ParseSweepStudy(const std::string& text, const std::string& name,
   }
   if (doc["metrics"]) s.metrics = r.Strings(doc["metrics"], "metrics");
   for (size_t i = 0; i < s.metrics.size(); ++i) {
-    const MetricDefinition* d = FindMetricDefinition(s.metrics[i]);
-    if (d == nullptr || s.metrics[i].rfind("estimate_", 0) == 0) {
+    if (!IsMetricName(s.metrics[i])) {
       r.Fail("metrics[" + std::to_string(i) + "]",
              "unknown metric '" + s.metrics[i] + "'");
     }
