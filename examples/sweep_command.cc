@@ -1,11 +1,11 @@
 #include "examples/sweep_command.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -35,6 +35,19 @@ std::string ReadText(const fs::path& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// CPU time of this process and of its finished child processes (the
+// sweep's workers) [s].
+double CpuSeconds() {
+  double total = 0;
+  for (int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+    rusage u{};
+    getrusage(who, &u);
+    total += u.ru_utime.tv_sec + u.ru_stime.tv_sec +
+             1e-6 * (u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  }
+  return total;
 }
 
 // Plots of a table; returns false (after printing why) on failure.
@@ -175,7 +188,7 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
   options.jobs = jobs_;
   options.shard = shard;
   const auto t0 = std::chrono::steady_clock::now();
-  const std::clock_t c0 = std::clock();
+  const double c0 = CpuSeconds();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
         .count();
@@ -206,7 +219,7 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
   }
   if (progress) std::fprintf(stderr, "\n");
   const double wall = elapsed();
-  const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+  const double cpu = CpuSeconds() - c0;
 
   const std::vector<std::string> metric_names =
       study.metrics.empty() ? DefaultMetricNames() : study.metrics;

@@ -40,7 +40,8 @@ struct SweepOptions {
   SweepWorkers workers{SweepWorkers::kProcesses};
   SweepShard shard;
   /// Called after each finished run with (finished, total in the shard),
-  /// serialized (never concurrently), from a worker thread.
+  /// never concurrently: from the calling thread (processes) or a worker
+  /// thread (threads).
   std::function<void(int, int)> progress;
 };
 
