@@ -125,7 +125,8 @@ void MetricsRecorder::OnStep(const TimeStepper& stepper, const StepInfo& info) {
     } catch (const std::invalid_argument&) {
       qp.status = RigidQpStatus::kNumericalError;
     }
-    if (qp.status != RigidQpStatus::kSolved) {
+    if (qp.status != RigidQpStatus::kSolved &&
+        qp.status != RigidQpStatus::kSolvedReducedAccuracy) {
       s.rigid_qp_failed = true;
     } else {
       const double l_scale = qp.impulses.norm();
