@@ -7,6 +7,7 @@
 #include "contact_model/contact_constraint.h"
 #include "contact_model/regime_estimates.h"
 #include "contact_model/regularization.h"
+#include "examples/fclib_command.h"
 #include "examples/run_command.h"
 #include "examples/sweep_command.h"
 
@@ -78,6 +79,8 @@ int main(int argc, char** argv) {
 
   sapcontact::cli::RunOptions run_options;
   CLI::App* run = sapcontact::cli::AddRunCommand(app, &run_options);
+  sapcontact::cli::FclibCommandOptions fclib_options;
+  CLI::App* fclib = sapcontact::cli::AddFclibCommand(app, &fclib_options);
   sapcontact::cli::SweepCommands sweep_commands(app);
 
   CLI::App* demo = app.add_subcommand(
@@ -86,6 +89,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     if (*run) return sapcontact::cli::Run(run_options);
+    if (*fclib) return sapcontact::cli::RunFclib(fclib_options);
     if (sweep_commands.selected()) return sweep_commands.Run();
     if (*est) return RunEstimate(mass, n, dt, k, tau_d, mu, beta, sigma, g);
     if (*demo) {
