@@ -44,10 +44,10 @@ bool ParseBool(const std::string& key, const std::string& value) {
                               "' is not true or false");
 }
 
-// Relative difference ||a - b|| / ||b|| (absolute if b = 0).
-double RelDiff(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
-  const double nb = b.norm();
-  return nb > 0 ? (a - b).norm() / nb : (a - b).norm();
+// ||a - b|| / scale (absolute if scale = 0).
+double RelDiff(const Eigen::VectorXd& a, const Eigen::VectorXd& b,
+               double scale) {
+  return scale > 0 ? (a - b).norm() / scale : (a - b).norm();
 }
 
 }  // namespace
@@ -60,7 +60,10 @@ CLI::App* AddFclibCommand(CLI::App& app, FclibCommandOptions* o) {
       "or SAP in its stiff limit (k = inf, tau_d = 0, beta = 1e-3, sigma = "
       "1e-6, by continuation from beta = 1, sigma = 1e-3). Prints one row "
       "per problem: relative convex (e_S) and Coulomb (e_C) residuals as in "
-      "Siconos' fc3d_compute_error, objective 1/2 r'Wsym r + q'r. Exit "
+      "Siconos' fc3d_compute_error, objective 1/2 r'Wsym r + q'r; for files "
+      "with a stored /solution (e.g. from sapsim run --export-fclib) dr = "
+      "||r - r_stored|| / ||r_stored|| and du = ||u - u_stored|| / "
+      "max(||q||, ||u||, ||u_stored||). Exit "
       "status: 0 all solved, 1 some solver failed, 2 bad input.");
   cmd->add_option("files", o->files, "FCLib problem files (.hdf5)")->required();
   cmd->add_option("--solver", o->solver, "rigid or sap")
@@ -207,14 +210,17 @@ int RunFclib(const FclibCommandOptions& o) {
     const std::string name = FclibProblemName(path);
     FclibSolveResult r;
     std::optional<FclibSolution> stored;
+    double velocity_scale = 0.0;  // ||q|| (local) or ||w|| (global)
     try {
       if (DetectFclibProblemKind(path) == FclibProblemKind::kLocal) {
         const FclibLocalProblem p = ReadFclibLocal(path);
         stored = p.solution;
+        velocity_scale = p.q.norm();
         r = SolveFclibLocal(p, options);
       } else {
         const FclibGlobalProblem p = ReadFclibGlobal(path);
         stored = p.solution;
+        velocity_scale = p.w.norm();
         r = SolveFclibGlobal(p, options);
       }
     } catch (const std::exception& e) {
@@ -233,8 +239,11 @@ int RunFclib(const FclibCommandOptions& o) {
     std::string versus = "-";
     if (stored && stored->r.size() == r.r.size() && r.r.size() > 0) {
       char buffer[96];
+      const double u_scale =
+          std::max({velocity_scale, stored->u.norm(), res.u.norm()});
       std::snprintf(buffer, sizeof(buffer), "dr %.1e du %.1e",
-                    RelDiff(r.r, stored->r), RelDiff(res.u, stored->u));
+                    RelDiff(r.r, stored->r, stored->r.norm()),
+                    RelDiff(res.u, stored->u, u_scale));
       versus = buffer;
     }
     if (!o.quiet) {

@@ -4,10 +4,12 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 
 #include "sim/scene_loader.h"
 #include "sim/simulation.h"
+#include "solver/fclib_step_export.h"
 
 namespace sapcontact::cli {
 
@@ -44,6 +46,14 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
       "Unknown keys are errors");
   run->add_flag("--quiet,-q", o->quiet,
                 "print nothing but errors (no progress bar, no summary)");
+  run->add_option(
+      "--export-fclib", o->export_fclib,
+      "PATH(.hdf5): write every step's contact problem as an FCLib local "
+      "problem (W = J A^-1 J', plus SAP's regularization R for the sap "
+      "model, so that its convex QP is the problem solved; q = J v* - "
+      "v_hat; the step's impulses as /solution), one file per step with "
+      "contacts: PATH-stepNNNNNN.hdf5 (libfclib stores one problem per "
+      "file). Solve them with `sapsim fclib`");
   return run;
 }
 
@@ -88,6 +98,30 @@ int Run(const RunOptions& o) {
       std::fflush(stderr);
     };
   }
+  // --export-fclib: after each step, its problem as an FCLib file.
+  std::unique_ptr<FclibStepWriter> fclib;
+  if (!o.export_fclib.empty()) {
+    try {
+      fclib = std::make_unique<FclibStepWriter>(
+          o.export_fclib, std::filesystem::path(o.scene).stem().string());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+      return 2;
+    }
+    options.on_step = [&fclib, progress_bar = options.on_step](
+                          const TimeStepper& stepper, const StepInfo& info) {
+      Eigen::VectorXd R, impulses = stepper.last_impulses();
+      if (stepper.scene().solver.model == SolverModel::kSap) {
+        R = StackRegularization(stepper.last_sap_results().R_n,
+                                stepper.last_sap_results().R_t);
+      }
+      if (!impulses.allFinite()) impulses.resize(0);  // failed step
+      fclib->Write(stepper.steps_taken() - 1,
+                   stepper.time() - stepper.scene().time_step,
+                   stepper.last_problem(), R, impulses);
+      if (progress_bar) progress_bar(stepper, info);
+    };
+  }
   SimulationSummary s;
   try {
     s = RunSimulation(scene, options);
@@ -120,6 +154,10 @@ int Run(const RunOptions& o) {
         o.out.c_str(), o.out.c_str());
     if (s.failed_steps > 0) {
       std::printf("First failure: %s\n", s.first_failure.c_str());
+    }
+    if (fclib) {
+      std::printf("FCLib: %d step problems written to %s\n",
+                  fclib->files_written(), fclib->PathPattern().c_str());
     }
   }
   return s.failed_steps > 0 ? 1 : 0;

@@ -13,6 +13,10 @@ struct RunOptions {
   std::string out{"out"};
   std::vector<std::string> overrides;
   bool quiet{false};
+  /// --export-fclib PATH: each step's contact problem as an FCLib local
+  /// problem, one file per step PATH-stepNNNNNN.hdf5
+  /// (solver/fclib_step_export.h).
+  std::string export_fclib;
 };
 
 /// Adds the `run` subcommand to `app`, filling `options`.

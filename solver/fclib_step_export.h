@@ -47,8 +47,10 @@ class FclibStepWriter {
   /// `title`: prefix of every problem's title (e.g. the scene name).
   FclibStepWriter(std::string path, std::string title);
 
-  /// DIR/NAME-stepNNNNNN.hdf5.
+  /// DIR/NAME-stepNNNNNN.hdf5 for step NNNNNN.
   std::string StepPath(int step) const;
+  /// "DIR/NAME-stepNNNNNN.hdf5" literally (for messages).
+  std::string PathPattern() const { return stem_ + "-stepNNNNNN.hdf5"; }
 
   /// Writes step `step` (start time `time` [s]); `description` is appended
   /// to the generated description. Returns the file written, or "" for a
