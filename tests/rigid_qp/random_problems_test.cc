@@ -81,14 +81,19 @@ TEST(RandomProblems, DenseAndSparsePathsAgree) {
         SolveAndCheck(sparse.rigid, "sparse " + label, 1e-8, sparse_options);
     EXPECT_FALSE(rd.used_sparse);
     EXPECT_TRUE(rs.used_sparse);
-    EXPECT_LT(RelativeError(rs.impulses, rd.impulses), 1e-8) << label;
+    // Both paths pass the KKT checker to 1e-8 (measured ~1e-11); the impulses
+    // themselves are only determined to about cond(W) times the residuals,
+    // so they agree to ~1e-8 and the exact figure depends on the BLAS's
+    // round-off (2.1e-8 measured at nc = 10 with Debian's reference BLAS).
+    constexpr double kAgreement = 1e-7;
+    EXPECT_LT(RelativeError(rs.impulses, rd.impulses), kAgreement) << label;
     // The sparse path on dense storage, and the dense path on sparse storage.
     const RigidQpResult rsd = SolveAndCheck(
         dense.rigid, "sparse on dense " + label, 1e-8, sparse_options);
     const RigidQpResult rds = SolveAndCheck(
         sparse.rigid, "dense on sparse " + label, 1e-8, dense_options);
-    EXPECT_LT(RelativeError(rsd.impulses, rd.impulses), 1e-8) << label;
-    EXPECT_LT(RelativeError(rds.impulses, rd.impulses), 1e-8) << label;
+    EXPECT_LT(RelativeError(rsd.impulses, rd.impulses), kAgreement) << label;
+    EXPECT_LT(RelativeError(rds.impulses, rd.impulses), kAgreement) << label;
   }
 }
 
