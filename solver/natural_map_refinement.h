@@ -15,8 +15,9 @@
 // singular: each step solves the regularized least-squares problem
 //   (G'G + lambda I) d = -G'F,  G = I - P'(z)(I - W)  (z = r - W r - q, P'
 // the Jacobian of the blockwise cone projection),
-// lambda = lm_factor ||F|| + lm_floor (Yamashita-Fukushima: quadratic convergence
-// under a local error bound, no nonsingularity needed), accepted only if
+// lambda = lm_factor ||F|| + lm_floor (Yamashita-Fukushima: quadratic
+// convergence under a local error bound, no nonsingularity needed), accepted
+// only if
 // ||F|| decreases (else lambda grows tenfold). The work is done in
 // per-contact Jacobi-scaled variables (solver/rigid_contact_problem.h:
 // PerContactJacobiScaling; the cones are invariant), with sparse LDLT.
