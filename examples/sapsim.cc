@@ -84,7 +84,9 @@ int main(int argc, char** argv) {
   sapcontact::cli::SweepCommands sweep_commands(app);
 
   CLI::App* demo = app.add_subcommand(
-      "demo", "Run the built-in demonstration (what scripts/demo runs).");
+      "demo",
+      "Print the regime estimates of a point mass at dt = 1e-3 and 1e-2 s "
+      "(scripts/demo runs a small pile with `sapsim run`).");
 
   CLI11_PARSE(app, argc, argv);
   try {
