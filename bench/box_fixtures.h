@@ -16,7 +16,7 @@
 #include <Eigen/Core>
 #include <array>
 
-#include "solver/sap_problem.h"
+#include "sapcontact/solver/sap/sap_problem.h"
 
 namespace sapcontact::fixtures {
 

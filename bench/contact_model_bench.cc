@@ -2,7 +2,7 @@
 // each region: the per-contact O(1) work of every Newton iteration.
 #include <benchmark/benchmark.h>
 
-#include "contact_model/contact_constraint.h"
+#include "sapcontact/contact_model/contact_constraint.h"
 
 namespace sapcontact {
 namespace {

@@ -1,4 +1,4 @@
-// Both solvers of solver/fclib_solver.h on FCLib problems exported from the
+// Both solvers of fclib/fclib_solver.h on FCLib problems exported from the
 // `pile` scene (config/scenes/pile.yaml; what `sapsim run --export-fclib`
 // writes: W = J A^-1 J' + R with SAP's regularization R, q = J v* - v_hat).
 // Setup simulates the pile and exports steps 120, 160 and 200 (0-based
@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/scene_loader.h"
-#include "sim/time_stepper.h"
-#include "solver/fclib_solver.h"
-#include "solver/fclib_step_export.h"
+#include "sapcontact/fclib/fclib_solver.h"
+#include "sapcontact/fclib/fclib_step_export.h"
+#include "sapcontact/sim/scene/scene_loader.h"
+#include "sapcontact/sim/stepping/time_stepper.h"
 
 namespace sapcontact {
 namespace {

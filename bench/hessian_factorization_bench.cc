@@ -1,6 +1,6 @@
-// Factor + Solve time of the SAP Newton Hessian factorizations (seed 003) on
-// tree/patch graphs of 6-DOF free bodies: a chain of N bodies and an N x N
-// grid (4-neighbour patches). Values have the structure A + J' G J (SPD
+// Factor + Solve time of the SAP Newton Hessian factorizations (SAP paper
+// §IV-D) on tree/patch graphs of 6-DOF free bodies: a chain of N bodies and an
+// N x N grid (4-neighbour patches). Values have the structure A + J' G J (SPD
 // mass-like diagonal blocks, one 3-row patch per edge).
 //
 //   *_FactorSolve: steady state of a Newton iteration (pattern already
@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "solver/cholmod_hessian_factorization.h"
-#include "solver/dense_hessian_factorization.h"
+#include "sapcontact/solver/linear_algebra/cholmod_hessian_factorization.h"
+#include "sapcontact/solver/linear_algebra/dense_hessian_factorization.h"
 
 namespace sapcontact {
 namespace {

@@ -7,7 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/box_fixtures.h"
-#include "solver/sap_solver.h"
+#include "sapcontact/solver/sap/sap_solver.h"
 
 namespace sapcontact {
 namespace {

@@ -1,4 +1,4 @@
-#include "contact_model/contact_constraint.h"
+#include "sapcontact/contact_model/contact_constraint.h"
 
 namespace sapcontact {
 

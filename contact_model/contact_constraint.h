@@ -1,11 +1,11 @@
 // One SAP contact constraint: given its constraint velocity v_c it knows its
 // cost l_k, impulse gamma and Hessian block G, and nothing else (SAP paper
-// Sec. IV-V; seed 000). Ordering and signs: contact_model/conventions.h.
+// §III-B, §IV-A, §V-A). Ordering and signs: contact_model/conventions.h.
 #pragma once
 
-#include "contact_model/contact_parameters.h"
-#include "contact_model/friction_cone_projection.h"
-#include "contact_model/regularization.h"
+#include "sapcontact/contact_model/contact_parameters.h"
+#include "sapcontact/contact_model/friction_cone_projection.h"
+#include "sapcontact/contact_model/regularization.h"
 
 namespace sapcontact {
 
@@ -28,7 +28,7 @@ class ContactConstraint {
  public:
   ContactConstraint() = default;
   /// @param regularization  R, v_hat and mu of this contact for this step.
-  /// @param epsilon_s       soft-norm tolerance [N*s] (seed 000).
+  /// @param epsilon_s       soft-norm tolerance [N*s] (docs/theory.md §4).
   ContactConstraint(const ContactRegularization& regularization,
                     double epsilon_s)
       : reg_(regularization), epsilon_s_(epsilon_s) {}
@@ -36,7 +36,8 @@ class ContactConstraint {
   const ContactRegularization& regularization() const { return reg_; }
 
   /// Evaluates y, gamma, cost and, if `with_hessian`, G at the constraint
-  /// velocity v_c [m/s] (seed 000: gamma = P_F(y), y = -R^-1 (v_c - v_hat)).
+  /// velocity v_c [m/s] (SAP paper Eq. (23): gamma = P_F(y), y = -R^-1 (v_c -
+  /// v_hat)).
   void Evaluate(const Vector3& v_c, bool with_hessian,
                 ContactConstraintState* state) const;
 

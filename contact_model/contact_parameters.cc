@@ -1,4 +1,4 @@
-#include "contact_model/contact_parameters.h"
+#include "sapcontact/contact_model/contact_parameters.h"
 
 #include <cmath>
 #include <sstream>

@@ -7,11 +7,11 @@
 
 namespace sapcontact {
 
-/// Physical parameters of one contact (SAP paper, Sec. on compliant contact;
-/// seed 001). Plain struct; defaults describe a stiff rubber-like contact.
+/// Physical parameters of one contact (SAP paper §II-B and
+/// §V-A). Plain struct; defaults describe a stiff rubber-like contact.
 struct ContactParameters {
   /// Normal stiffness k [N/m], > 0. May be +infinity (rigid contact: the
-  /// regularization then takes the near-rigid floor of seed 001).
+  /// regularization then takes the near-rigid floor, SAP paper §V-B).
   double stiffness{1.0e6};
   /// Hunt-Crossley-like dissipation time scale tau_d [s], >= 0.
   double dissipation_time_scale{0.01};
@@ -19,7 +19,7 @@ struct ContactParameters {
   double friction{0.5};
 };
 
-/// Numerical regularization settings of SAP (seed 001; SAP paper Sec. VI).
+/// Numerical regularization settings of SAP (SAP paper §V-B, Eqs. (29)-(30)).
 struct RegularizationParameters {
   /// Near-rigid threshold beta [-], >= 0: the normal regularization never
   /// drops below beta^2 / (4 pi^2) w_k. beta = 0 disables the floor (then
@@ -27,7 +27,8 @@ struct RegularizationParameters {
   double near_rigid_threshold{1.0};
   /// Friction regularization sigma [-], > 0: R_t = sigma w_k.
   double friction_regularization{1.0e-3};
-  /// Soft-norm tolerance epsilon_s [N*s], >= 0 (seed 000: 1e-8), used in
+  /// Soft-norm tolerance epsilon_s [N*s], >= 0 (docs/theory.md §4; 1e-8), used
+  /// in
   /// ||y_t||_s = sqrt(||y_t||^2 + epsilon_s^2) so that the projection and its
   /// derivatives stay finite at y_t = 0. 0 gives the exact (non-smooth) norm.
   double soft_norm_tolerance{1.0e-8};

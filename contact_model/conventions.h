@@ -1,7 +1,7 @@
 // sapcontact conventions: THE single statement of per-contact ordering, signs
 // and units. Every other file refers here instead of restating them.
 //
-// Ordering (normal first, as in seeds 002/004 and in FCLib):
+// Ordering (normal first, as in FCLib):
 //   every per-contact 3-vector (constraint velocity v_c, impulse gamma, the
 //   variable y of the projection, v_hat) and every 3-row Jacobian block is
 //   ordered (n, t1, t2): index kNormal = 0 is the normal component, indices

@@ -1,4 +1,4 @@
-#include "contact_model/friction_cone_projection.h"
+#include "sapcontact/contact_model/friction_cone_projection.h"
 
 #include <cmath>
 

@@ -1,13 +1,14 @@
-// Analytic projection onto the friction cone in the R-weighted norm (seed
-// 000), with the soft norm for the tangential direction. Ordering and signs:
-// contact_model/conventions.h (index 0 normal, 1-2 tangential).
+// Analytic projection onto the friction cone in the R-weighted norm (SAP paper
+// §V-A, Eq. (27), App. C), with the soft norm for the tangential direction.
+// Ordering and signs: contact_model/conventions.h (index 0 normal, 1-2
+// tangential).
 #pragma once
 
-#include "contact_model/conventions.h"
+#include "sapcontact/contact_model/conventions.h"
 
 namespace sapcontact {
 
-/// The three regions of seed 000 (Fig. "cone_regions"), in y space.
+/// The three regions of SAP paper App. C (Fig. 22), in y space.
 enum class ProjectionRegion {
   kStiction = 1,   ///< Region I: y in F (closed set), gamma = y.
   kSliding = 2,    ///< Region II: gamma on the cone surface.
@@ -30,19 +31,19 @@ struct FrictionConeProjection {
 };
 
 /// gamma = P_F(y) = argmin_{g in F} ||g - y||_R with F = {||g_t|| <= mu g_n}
-/// and R = diag(R_n, R_t, R_t) (seed 000, eq.
-/// "local_optimization_problem_tilde" and the region II formula, mapped back
-/// from the tilde variables):
+/// and R = diag(R_n, R_t, R_t) (SAP paper
+/// §V-A, Eq. (27) and App. C: the Euclidean projection in the R^(1/2)-scaled
+/// variables, mapped back):
 ///   region I   (||y_t||_s <= mu y_n):             gamma = y
 ///   region III (y_n < -mu (R_t/R_n) ||y_t||_s):  gamma = 0
 ///   region II  (otherwise):
 ///     gamma_n = (y_n + mu (R_t/R_n) ||y_t||_s) / (1 + mu_tilde^2),
 ///     gamma_t = mu gamma_n t_hat,   t_hat = y_t / ||y_t||_s,
 /// with mu_tilde^2 = mu^2 R_t / R_n and the soft norm
-/// ||x||_s = sqrt(||x||^2 + epsilon_s^2) (seed 000). Using the soft norm in
-/// the region tests too keeps gamma continuous across every boundary; with
-/// epsilon_s = 0 this is the exact projection. (Seed 000 writes
-/// cos(theta) = 1/(1 + mu^2); it is 1/sqrt(1 + mu^2), which is not used here.)
+/// ||x||_s = sqrt(||x||^2 + epsilon_s^2) (docs/theory.md §4). Using the soft
+/// norm in the region tests too keeps gamma continuous across every boundary;
+/// with epsilon_s = 0 this is the exact projection. (The cone's half-angle has
+/// cos(theta) = 1/sqrt(1 + mu^2); not needed here.)
 /// @param y         [N*s], ordering (n, t1, t2).
 /// @param mu        friction coefficient, finite, >= 0.
 /// @param R_n, R_t  regularization [(m/s)/(N*s)], > 0.

@@ -1,4 +1,4 @@
-#include "contact_model/regime_estimates.h"
+#include "sapcontact/contact_model/regime_estimates.h"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "contact_model/regularization.h"
+#include "sapcontact/contact_model/regularization.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,19 +1,19 @@
 // SAP regularization of one contact: R = diag(R_n, R_t, R_t) and the
-// stabilization velocity v_hat (seed 001; SAP paper Sec. V). Ordering and
+// stabilization velocity v_hat (SAP paper §V-A, §V-B). Ordering and
 // signs: contact_model/conventions.h.
 #pragma once
 
 #include <string>
 
-#include "contact_model/contact_parameters.h"
-#include "contact_model/conventions.h"
+#include "sapcontact/contact_model/contact_parameters.h"
+#include "sapcontact/contact_model/conventions.h"
 
 namespace sapcontact {
 
-/// Delassus diagonal estimate w_k [1/kg] of seed 001: the RMS of the nine
+/// Delassus diagonal estimate w_k [1/kg] (SAP paper §V-B): the RMS of the nine
 /// entries of the 3x3 diagonal block W_kk of W = J A^-1 J', i.e.
 /// ||W_kk||_F / 3. For a point mass m, W_kk = I/m and w_k = 1/(sqrt(3) m).
-/// (Seed 001 calls 1/w_k the effective mass m_k.)
+/// (1/w_k is the contact's effective mass.)
 double DelassusDiagonalEstimate(const Matrix3& W_kk);
 
 /// The regularization of one contact for one time step.
@@ -37,15 +37,15 @@ struct ContactRegularization {
   Vector3 v_hat() const { return Vector3(v_hat_n, 0.0, 0.0); }
   /// mu_tilde = mu sqrt(R_t / R_n) [-], the friction coefficient of the cone
   /// in the R^(1/2)-scaled variables where the projection is Euclidean
-  /// (seed 000).
+  /// (SAP paper §V-A).
   double mu_tilde() const;
 };
 
-/// Regularization of one contact (seed 001 and SAP paper Sec. V):
+/// Regularization of one contact (SAP paper §V-A, §V-B, Eqs. (29)-(30)):
 ///   R_n = max(beta^2 / (4 pi^2) w, 1 / (dt k (dt + tau_d))),
 ///   R_t = sigma w,   v_hat_n = -phi0 / (dt + tau_d).
-/// Seed 001 prints the compliant term as 1/(dt (dt + tau) k^2); the k^2 is a
-/// typo (units, and the paper's R_n^-1 ~ dt^2 k): we use 1/(dt k (dt+tau_d)).
+/// The compliant term is the paper's R_n^-1 = dt k (dt + tau_d) (a k^2 there
+/// would be a misprint: units; docs/theory.md §14).
 /// k = +inf is allowed and gives the near-rigid floor.
 /// @param params  physical parameters (k [N/m], tau_d [s], mu [-]).
 /// @param reg     beta, sigma (epsilon_s is not used here).

@@ -1,11 +1,15 @@
 // Embedding the SAP solver in your own simulator: one time step of a 1 kg
 // free body (6 DOFs, generalized velocity (v, w) in the world frame) resting
-// on one ground contact at its centre of mass. Build and run:
+// on one ground contact at its centre of mass. Links sapcontact::solver only.
+// Build and run (scripts/demo builds it):
 //   cmake --build build --target embedding_example
-//   build/examples/embedding_example
-#include <cstdio>
+//   build/bin/embedding_example
+// Exits 1 if the solver does not converge or the normal impulse is not the
+// weight times dt plus the compliant push-out of the initial penetration.
+#include <sapcontact/solver/sap/sap_solver.h>
 
-#include "solver/sap_solver.h"
+#include <cmath>
+#include <cstdio>
 
 int main() {
   using namespace sapcontact;
@@ -38,5 +42,12 @@ int main() {
   std::printf(
       "v_z = %.6e m/s, normal impulse = %.6e N*s (weight * dt = %.6e)\n",
       r.v(2), r.gamma(0), 9.81 * problem.time_step);
+  // Momentum balance of the body along z: m (v_z - v*_z) = gamma_n.
+  const double balance = 1.0 * (r.v(2) - body.v_star(2)) - r.gamma(0);
+  if (!(std::abs(balance) <= 1e-12 && r.gamma(0) > 9.81e-3)) {
+    std::fprintf(stderr, "momentum balance %.3e, gamma_n %.6e\n", balance,
+                 r.gamma(0));
+    return 1;
+  }
   return 0;
 }

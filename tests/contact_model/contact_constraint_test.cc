@@ -1,6 +1,6 @@
 // Derivatives of the SAP contact constraint against central finite
 // differences: dgamma/dy, G = -dgamma/dv_c, and gamma = -dl/dv_c.
-#include "contact_model/contact_constraint.h"
+#include "sapcontact/contact_model/contact_constraint.h"
 
 #include <gtest/gtest.h>
 
@@ -121,7 +121,7 @@ TEST(ContactConstraint, DerivativesMatchFiniteDifferences) {
 
 TEST(ContactConstraint, RestingContactCarriesTheWeight) {
   // At rest (v_c = 0) a contact with penetration phi0 < 0 sticks with
-  // gamma_n = v_hat_n / R_n = -phi0 / ((dt + tau_d) R_n) (seed 001).
+  // gamma_n = v_hat_n / R_n = -phi0 / ((dt + tau_d) R_n) (docs/theory.md §9).
   ContactParameters params{1e5, 0.01, 0.5};
   const double dt = 1e-3, w = 0.05, phi0 = -1e-4;
   const ContactRegularization reg =

@@ -1,6 +1,6 @@
-// The analytic projection of seed 000: regions, continuity, feasibility and
-// optimality against a brute-force projection.
-#include "contact_model/friction_cone_projection.h"
+// The analytic projection (SAP paper §V-A, App. C; docs/theory.md §4): regions,
+// continuity, feasibility and optimality against a brute-force projection.
+#include "sapcontact/contact_model/friction_cone_projection.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@ using testing::BruteForceProjection;
 using testing::ClassifyExact;
 using testing::RandomSample;
 
-constexpr double kEps = 1e-8;  // seed 000's epsilon_s
+constexpr double kEps = 1e-8;  // the default epsilon_s
 
 TEST(FrictionConeProjection, RegionsInTheInterior) {
   // mu = 0.5, R_n = 4, R_t = 1 -> R_t/R_n = 0.25.
@@ -38,7 +38,7 @@ TEST(FrictionConeProjection, RegionsInTheInterior) {
 
 TEST(FrictionConeProjection, RegionsOnTheBoundaries) {
   // Exact norm (epsilon_s = 0) so that boundary points are exactly
-  // representable: region I is closed, region III open (seed 000).
+  // representable: region I is closed, region III open (SAP paper App. C).
   const double mu = 0.5, Rn = 4.0, Rt = 1.0;  // mu R_t/R_n = 0.125
   // On the cone surface: ||y_t|| = 1 = mu y_n.
   const auto on_cone = ProjectOntoFrictionCone({2.0, 0.6, 0.8}, mu, Rn, Rt, 0);

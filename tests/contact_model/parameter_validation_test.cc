@@ -6,8 +6,8 @@
 #include <limits>
 #include <string>
 
-#include "contact_model/contact_parameters.h"
-#include "contact_model/regularization.h"
+#include "sapcontact/contact_model/contact_parameters.h"
+#include "sapcontact/contact_model/regularization.h"
 
 namespace sapcontact {
 namespace {

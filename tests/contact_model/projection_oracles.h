@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "contact_model/conventions.h"
+#include "sapcontact/contact_model/conventions.h"
 
 namespace sapcontact::testing {
 
@@ -50,7 +50,7 @@ inline Vector3 BruteForceProjection(const Vector3& y, double mu, double R_n,
 /// Exact region of y (no soft norm) and its relative distance to the nearest
 /// region boundary, to keep finite differences away from the kinks.
 struct RegionInfo {
-  int region;     // 1, 2 or 3 as in seed 000.
+  int region;     // 1, 2 or 3 as in SAP paper App. C.
   double margin;  // min relative distance to the I/II and II/III boundaries.
 };
 

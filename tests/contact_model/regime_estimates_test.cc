@@ -1,11 +1,11 @@
-// Regime estimates of seed 001 against their closed forms.
-#include "contact_model/regime_estimates.h"
+// Regime estimates (docs/theory.md §9) against their closed forms.
+#include "sapcontact/contact_model/regime_estimates.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "contact_model/regularization.h"
+#include "sapcontact/contact_model/regularization.h"
 
 namespace sapcontact {
 namespace {
@@ -46,7 +46,7 @@ TEST(RegimeEstimates, NearRigidFloorAndCrossover) {
 
 TEST(RegimeEstimates, StictionSlip) {
   EXPECT_DOUBLE_EQ(StictionSlipVelocity(1e-4, -3.0), 3e-4);
-  // Seed 001: sigma = 1e-3, dt = 1e-2, g = 9.81, mu = 1: about 1e-4 m/s.
+  // SAP paper §V-B: sigma = 1e-3, dt = 1e-2, g = 9.81, mu = 1: about 1e-4 m/s.
   EXPECT_NEAR(PointMassStictionSlipBound(1e-3, 1.0, 9.81, 1e-2), 9.81e-5,
               1e-18);
   // The point-mass slip at the edge of the cone, R_t mu m g dt with

@@ -1,12 +1,12 @@
-// Regularization values (seed 001) against hand-computed numbers.
-#include "contact_model/regularization.h"
+// Regularization values (docs/theory.md §3) against hand-computed numbers.
+#include "sapcontact/contact_model/regularization.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "contact_model/regime_estimates.h"
+#include "sapcontact/contact_model/regime_estimates.h"
 
 namespace sapcontact {
 namespace {
@@ -59,7 +59,8 @@ TEST(Regularization, InfiniteStiffnessGivesNearRigidValue) {
   EXPECT_NEAR(r.R_n, 2.0 / 39.47841760435743, 1e-16);
   EXPECT_TRUE(r.near_rigid);
   EXPECT_TRUE(std::isfinite(r.mu_tilde()));
-  // R_t / R_n = 4 pi^2 sigma / beta^2 at the floor: the bound of seed 001.
+  // R_t / R_n = 4 pi^2 sigma / beta^2 at the floor: the bound of docs/theory.md
+  // §9.
   EXPECT_NEAR(r.R_t / r.R_n,
               MaxTangentialToNormalRegularizationRatio(1.0, 1e-3), 1e-14);
   EXPECT_NEAR(MaxTangentialToNormalRegularizationRatio(1.0, 1e-3), 0.0394784,
@@ -84,7 +85,8 @@ TEST(Regularization, InfiniteStiffnessWithoutFloorIsRejected) {
 // Point mass m on one contact: W_kk = I/m, w = 1/(sqrt(3) m); k = inf,
 // tau_d = 0, beta = 1, g = 9.81. The near-rigid resting penetration is
 // g dt^2 / (4 pi^2 sqrt(3)), independent of m.
-// Seed 001 prints 8.3e-8 m at dt = 1e-3: it uses m/m_k = 1/3, contradicting
+// A draft once printed 8.3e-8 m at dt = 1e-3 (docs/theory.md §14): it used
+// m/m_k = 1/3, contradicting
 // its own RMS definition m_k^-1 = ||W_kk||/3 (which gives 1/sqrt(3)). The SAP
 // paper's rounder g dt^2/(4 pi^2) = 2.5e-7 m takes m_k = m.
 TEST(Regularization, PointMassNearRigidRestingPenetration) {

@@ -1,11 +1,11 @@
 // Round trip: simulate a scene, export every step's contact problem as an
-// FCLib file (solver/fclib_step_export.h, what `sapsim run --export-fclib`
+// FCLib file (fclib/fclib_step_export.h, what `sapsim run --export-fclib`
 // does), read the files back and solve them with the rigid QP
-// (solver/fclib_solver.h): the solutions must reproduce the impulses the
+// (fclib/fclib_solver.h): the solutions must reproduce the impulses the
 // time stepper computed.
-//  - SAP model: the file holds W + R, whose convex QP is SAP's dual (seed
-//    000), strictly convex: the impulses themselves must agree, to SAP's
-//    own accuracy (Newton tolerance 1e-10 here; measured 1.6e-13).
+//  - SAP model: the file holds W + R, whose convex QP is SAP's dual (SAP paper
+//    §III-A, Eq. (22)), strictly convex: the impulses themselves must agree, to
+//    SAP's own accuracy (Newton tolerance 1e-10 here; measured 1.6e-13).
 //  - Rigid model: the file holds the rigid-limit W, singular for boxes on
 //    four coplanar contacts (impulses not unique): u = W r + q and the
 //    objective must agree.
@@ -14,10 +14,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "sim/scene_loader.h"
-#include "sim/time_stepper.h"
-#include "solver/fclib_solver.h"
-#include "solver/fclib_step_export.h"
+#include "sapcontact/fclib/fclib_solver.h"
+#include "sapcontact/fclib/fclib_step_export.h"
+#include "sapcontact/sim/scene/scene_loader.h"
+#include "sapcontact/sim/stepping/time_stepper.h"
 #include "tests/fclib/fclib_test_util.h"
 
 namespace sapcontact {

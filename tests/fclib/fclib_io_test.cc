@@ -1,6 +1,6 @@
-// FCLib reading and writing (solver/fclib_io.h): round trips through
+// FCLib reading and writing (fclib/fclib_io.h): round trips through
 // libfclib, the three sparse storages libfclib knows, and bad files.
-#include "solver/fclib_io.h"
+#include "sapcontact/fclib/fclib_io.h"
 
 #include <gtest/gtest.h>
 #include <hdf5.h>

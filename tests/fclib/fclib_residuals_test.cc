@@ -1,7 +1,7 @@
-// The FCLib error measures (solver/fclib_residuals.h): the cone projection,
+// The FCLib error measures (fclib/fclib_residuals.h): the cone projection,
 // closed-form Coulomb and convex solutions, libfclib's own merit function,
 // and the reference residuals of ../shared/fclib.
-#include "solver/fclib_residuals.h"
+#include "sapcontact/fclib/fclib_residuals.h"
 
 #include <gtest/gtest.h>
 

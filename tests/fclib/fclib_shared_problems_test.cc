@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "solver/fclib_solver.h"
+#include "sapcontact/fclib/fclib_solver.h"
 #include "tests/fclib/fclib_test_util.h"
 
 namespace sapcontact {

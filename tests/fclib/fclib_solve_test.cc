@@ -1,7 +1,7 @@
-// Solving FCLib problems (solver/fclib_solver.h): small problems written
+// Solving FCLib problems (fclib/fclib_solver.h): small problems written
 // with libfclib and read back, solved by the rigid QP (KKT conditions) and
-// by SAP through the primal forms (solver/local_problem_primal_form.h,
-// solver/global_problem_primal_form.h), which must reproduce the rigid QP as
+// by SAP through the primal forms (fclib/local_problem_primal_form.h,
+// fclib/global_problem_primal_form.h), which must reproduce the rigid QP as
 // beta = sigma -> 0.
 #include <gtest/gtest.h>
 
@@ -9,11 +9,11 @@
 #include <cmath>
 #include <cstdio>
 
-#include "solver/contact_kkt_checker.h"
-#include "solver/delassus_operator.h"
-#include "solver/fclib_solver.h"
-#include "solver/global_problem_primal_form.h"
-#include "solver/natural_map_refinement.h"
+#include "sapcontact/fclib/fclib_solver.h"
+#include "sapcontact/fclib/global_problem_primal_form.h"
+#include "sapcontact/fclib/natural_map_refinement.h"
+#include "sapcontact/solver/rigid_qp/contact_kkt_checker.h"
+#include "sapcontact/solver/rigid_qp/delassus_operator.h"
 #include "tests/fclib/fclib_test_util.h"
 
 namespace sapcontact {

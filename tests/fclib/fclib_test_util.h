@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "solver/fclib_io.h"
+#include "sapcontact/fclib/fclib_io.h"
 
 namespace sapcontact {
 namespace fclib_test {

@@ -1,0 +1,166 @@
+#include "sapsim/run_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+#include "sapcontact/fclib/fclib_step_export.h"
+#include "sapcontact/sim/scene/scene_loader.h"
+#include "sapcontact/sim/stepping/simulation.h"
+
+namespace sapcontact::cli {
+
+CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "Simulate a YAML scene (schema: docs/scenes.md; examples: "
+      "config/scenes/*.yaml) to its duration and write DIR/trajectory.csv "
+      "(columns time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz: every moving "
+      "body every output.every steps, SI units, world frame) and "
+      "DIR/summary.json (run statistics, energies, final state of every "
+      "body); print a one-paragraph summary on stdout and, when stderr is a "
+      "terminal, a progress bar on stderr. Exit status: 0 success; 1 the "
+      "simulation finished but some solver steps failed (counted in "
+      "summary.json); 2 bad input (scene file, --set, output directory): the "
+      "error names the file, line and field, and DIR is left without "
+      "trajectory.csv and summary.json (outputs of an earlier run there are "
+      "removed so that they cannot be mistaken for this one's).");
+  run->add_option("scene", o->scene, "the scene file (YAML)")->required();
+  run->add_option("--out,-o", o->out,
+                  "output directory DIR (created if missing; its "
+                  "trajectory.csv and summary.json are replaced)")
+      ->capture_default_str();
+  run->add_option(
+      "--set,-s", o->overrides,
+      "KEY=VALUE: override a scene value by its dotted path before "
+      "validation; VALUE is YAML (a number, .inf, a word or a flow list). "
+      "Repeatable, applied in order. Examples: --set time_step=0.01, --set "
+      "duration=0.5, --set solver.model=rigid, --set "
+      "solver.near_rigid_threshold=0.1, --set "
+      "materials.default.stiffness=.inf, --set materials.default.friction=0.3, "
+      "--set bodies.box.mass=5 (a body by its YAML name), --set "
+      "gravity=[0,0,-1.62], --set gravity.2=-1.62, --set output.every=1. "
+      "Unknown keys are errors");
+  run->add_flag("--quiet,-q", o->quiet,
+                "print nothing but errors (no progress bar, no summary)");
+  run->add_option(
+      "--export-fclib", o->export_fclib,
+      "PATH(.hdf5): write every step's contact problem as an FCLib local "
+      "problem (W = J A^-1 J', plus SAP's regularization R for the sap "
+      "model, so that its convex QP is the problem solved; q = J v* - "
+      "v_hat; the step's impulses as /solution), one file per step with "
+      "contacts: PATH-stepNNNNNN.hdf5 (libfclib stores one problem per "
+      "file). Solve them with `sapsim fclib`");
+  return run;
+}
+
+namespace {
+
+// Removes DIR/trajectory.csv and DIR/summary.json if present (a failed run
+// must not leave an earlier run's outputs looking like its own).
+void RemoveOutputs(const std::string& dir) {
+  if (dir.empty()) return;
+  std::error_code ec;
+  for (const char* name : {"trajectory.csv", "summary.json"}) {
+    std::filesystem::remove(std::filesystem::path(dir) / name, ec);
+  }
+}
+
+}  // namespace
+
+int Run(const RunOptions& o) {
+  Scene scene;
+  try {
+    scene = LoadScene(o.scene, o.overrides);
+  } catch (const SceneError& e) {
+    RemoveOutputs(o.out);
+    std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+    return 2;
+  }
+  const bool progress = !o.quiet && isatty(STDERR_FILENO);
+  const int total = std::max(
+      1, static_cast<int>(std::llround(scene.duration / scene.time_step)));
+  SimulationOptions options;
+  options.output_dir = o.out;
+  int last_percent = -1;
+  if (progress) {
+    options.on_step = [&](const TimeStepper& stepper, const StepInfo& info) {
+      const int percent = 100 * stepper.steps_taken() / total;
+      if (percent == last_percent) return;
+      last_percent = percent;
+      const int width = 40, filled = width * percent / 100;
+      std::fprintf(stderr, "\r[%.*s%*s] %3d%%  t = %.3f s  contacts %d", filled,
+                   "========================================", width - filled,
+                   "", percent, stepper.time(), info.contacts);
+      std::fflush(stderr);
+    };
+  }
+  // --export-fclib: after each step, its problem as an FCLib file.
+  std::unique_ptr<FclibStepWriter> fclib;
+  if (!o.export_fclib.empty()) {
+    try {
+      fclib = std::make_unique<FclibStepWriter>(
+          o.export_fclib, std::filesystem::path(o.scene).stem().string());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+      return 2;
+    }
+    options.on_step = [&fclib, progress_bar = options.on_step](
+                          const TimeStepper& stepper, const StepInfo& info) {
+      Eigen::VectorXd R, impulses = stepper.last_impulses();
+      if (stepper.scene().solver.model == SolverModel::kSap) {
+        R = StackRegularization(stepper.last_sap_results().R_n,
+                                stepper.last_sap_results().R_t);
+      }
+      if (!impulses.allFinite()) impulses.resize(0);  // failed step
+      fclib->Write(stepper.steps_taken() - 1,
+                   stepper.time() - stepper.scene().time_step,
+                   stepper.last_problem(), R, impulses);
+      if (progress_bar) progress_bar(stepper, info);
+    };
+  }
+  SimulationSummary s;
+  try {
+    s = RunSimulation(scene, options);
+  } catch (const std::invalid_argument& e) {
+    if (progress) std::fprintf(stderr, "\n");
+    RemoveOutputs(o.out);
+    std::fprintf(stderr, "sapsim: error: %s: %s\n", o.scene.c_str(), e.what());
+    return 2;
+  } catch (const std::runtime_error& e) {
+    if (progress) std::fprintf(stderr, "\n");
+    RemoveOutputs(o.out);
+    std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+    return 2;
+  }
+  if (progress) std::fprintf(stderr, "\n");
+  if (!o.quiet) {
+    std::printf(
+        "%s: simulated %.3f s in %d steps of %g s (%s model) in %.2f s wall "
+        "time (solver %.2f s, collision %.2f s). Contacts: mean %.1f, max %d. "
+        "Iterations per step: mean %.2f, max %d. Failed steps: %d. Max "
+        "penetration %.3e m. Kinetic energy %.4g J -> %.4g J; total energy "
+        "never rose above its initial value by more than %.2e (relative). "
+        "Output: %s/trajectory.csv, %s/summary.json\n",
+        o.scene.c_str(), s.steps * s.time_step, s.steps, s.time_step,
+        SolverModelName(scene.solver.model), s.wall_time_s, s.solver_time_s,
+        s.collision_time_s, s.mean_contacts, s.max_contacts,
+        s.mean_newton_iterations, s.max_newton_iterations, s.failed_steps,
+        s.max_penetration_m, s.kinetic_energy_initial_J,
+        s.kinetic_energy_final_J, std::max(0.0, s.energy_max_increase_rel),
+        o.out.c_str(), o.out.c_str());
+    if (s.failed_steps > 0) {
+      std::printf("First failure: %s\n", s.first_failure.c_str());
+    }
+    if (fclib) {
+      std::printf("FCLib: %d step problems written to %s\n",
+                  fclib->files_written(), fclib->PathPattern().c_str());
+    }
+  }
+  return s.failed_steps > 0 ? 1 : 0;
+}
+
+}  // namespace sapcontact::cli

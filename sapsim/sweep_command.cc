@@ -1,0 +1,308 @@
+#include "sapsim/sweep_command.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "sapcontact/sim/scene/scene_loader.h"
+#include "sapcontact/studies/metrics.h"
+#include "sapcontact/studies/sweep_plot.h"
+#include "sapcontact/studies/sweep_runner.h"
+#include "sapcontact/studies/sweep_study.h"
+#include "sapcontact/studies/sweep_table.h"
+
+namespace sapcontact::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+void WriteText(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// CPU time of this process and of its finished child processes (the
+// sweep's workers) [s].
+double CpuSeconds() {
+  double total = 0;
+  for (int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+    rusage u{};
+    getrusage(who, &u);
+    total += u.ru_utime.tv_sec + u.ru_stime.tv_sec +
+             1e-6 * (u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  }
+  return total;
+}
+
+// Plots of a table; returns false (after printing why) on failure.
+bool Plot(const SweepTable& table, const SweepStudy& study,
+          const std::string& dir, bool quiet) {
+  const std::vector<PlotSpec> plots =
+      study.plots.empty() ? DefaultPlots(study.vary, study.metrics.empty()
+                                                         ? DefaultMetricNames()
+                                                         : study.metrics)
+                          : study.plots;
+  try {
+    const std::vector<std::string> files = WritePlots(table, plots, dir);
+    if (!quiet) {
+      for (const PlotSpec& p : plots) {
+        const std::string path = (fs::path(dir) / p.file).string();
+        const bool drawn =
+            std::find(files.begin(), files.end(), path) != files.end();
+        std::printf("  plot: %s%s\n", path.c_str(),
+                    drawn ? "" : " (nothing to draw: skipped)");
+      }
+    }
+    return true;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sapsim: plots: %s\n", e.what());
+    return false;
+  }
+}
+
+}  // namespace
+
+SweepCommands::SweepCommands(CLI::App& app) {
+  sweep_ = app.add_subcommand(
+      "sweep",
+      "Run a scene over the Cartesian product of varied values (in "
+      "parallel) and write DIR/sweep.csv (one row per run: varied values, "
+      "status, summary.json fields, metrics, analytic estimates), "
+      "DIR/sweep.json and DIR/*.png (gnuplot). See docs/studies.md.");
+  sweep_->add_option("scene", scene_, "scene file (YAML)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sweep_->add_option(
+      "--vary,-v", vary_,
+      "KEY=V1,V2,...  or  KEY=START:STOP:COUNT[:log]; KEY1,KEY2=... varies "
+      "linked keys together (repeatable; keys as for --set)");
+  sweep_->add_option("--set,-s", set_,
+                     "fixed override KEY=VALUE for every run (repeatable)");
+  sweep_->add_option("--metric,-m", metrics_,
+                     "metric to record (repeatable; default: all but the "
+                     "rigid_qp_* ones). Names: docs/studies.md");
+  sweep_
+      ->add_option("--window", window_fraction_,
+                   "fraction of the run at its end over which resting "
+                   "metrics are averaged")
+      ->capture_default_str();
+
+  study_ = app.add_subcommand(
+      "study",
+      "Run a study file (config/studies/*.yaml: scene, overrides, varied "
+      "values, metrics, plots) like `sweep`.");
+  study_->add_option("study", study_file_, "study file (YAML)")
+      ->required()
+      ->check(CLI::ExistingFile);
+
+  for (CLI::App* c : {sweep_, study_}) {
+    c->add_option("--out,-o", out_, "output directory")->required();
+    c->add_option("--jobs,-j", jobs_,
+                  "runs in parallel, each in a child process (default: "
+                  "number of cores)");
+    c->add_option("--shard", shard_,
+                  "run only the points i with i % N == I (I/N, 0 <= I < N); "
+                  "join the shards' directories with `sapsim sweep-merge`")
+        ->capture_default_str();
+    c->add_flag("--no-plots", no_plots_, "write no PNG");
+    c->add_flag("--quiet,-q", quiet_, "print nothing but errors");
+  }
+
+  merge_ = app.add_subcommand(
+      "sweep-merge",
+      "Join the output directories of the shards of one sweep into --out "
+      "(sweep.csv sorted by index, sweep.json, plots). Exit status 1 when "
+      "points are missing.");
+  merge_->add_option("dirs", merge_dirs_, "shard output directories")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  merge_->add_option("--out,-o", out_, "output directory")->required();
+  merge_->add_flag("--no-plots", no_plots_, "write no PNG");
+  merge_->add_flag("--quiet,-q", quiet_, "print nothing but errors");
+}
+
+bool SweepCommands::selected() const {
+  return sweep_->parsed() || study_->parsed() || merge_->parsed();
+}
+
+int SweepCommands::Run() const {
+  if (merge_->parsed()) return RunMerge();
+  return RunSweepOrStudy(study_->parsed());
+}
+
+int SweepCommands::RunSweepOrStudy(bool from_file) const {
+  SweepStudy study;
+  SweepShard shard;
+  std::vector<SweepPoint> points;
+  try {
+    if (from_file) {
+      study = LoadSweepStudy(study_file_);
+    } else {
+      study.name = fs::path(scene_).stem().string();
+      study.scene = scene_;
+      study.set = set_;
+      for (const std::string& v : vary_)
+        study.vary.push_back(ParseSweepAxis(v));
+      study.metrics = metrics_;
+      study.window_fraction = window_fraction_;
+    }
+    shard = ParseShard(shard_);
+    points = ExpandSweep(study.vary);
+    for (const std::string& m : study.metrics) {
+      if (!IsMetricName(m)) {
+        throw std::invalid_argument("--metric '" + m +
+                                    "': unknown metric (see docs/studies.md)");
+      }
+    }
+    // Bad keys or values common to every run: fail before starting.
+    std::vector<std::string> overrides = study.set;
+    overrides.insert(overrides.end(), points[0].overrides.begin(),
+                     points[0].overrides.end());
+    LoadScene(study.scene, overrides);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+    return 2;
+  }
+
+  SweepOptions options;
+  options.fixed_overrides = study.set;
+  options.metrics.metrics = study.metrics;
+  options.metrics.window_fraction = study.window_fraction;
+  options.metrics.sliding_speed_mps = study.sliding_speed_mps;
+  options.jobs = jobs_;
+  options.shard = shard;
+  const auto t0 = std::chrono::steady_clock::now();
+  const double c0 = CpuSeconds();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+        .count();
+  };
+  const bool progress = !quiet_ && isatty(STDERR_FILENO);
+  if (progress) {
+    options.progress = [&](int done, int total) {
+      const int width = 40, filled = total ? width * done / total : width;
+      std::fprintf(stderr, "\r[%.*s%*s] %d/%d runs  %.1f s", filled,
+                   "========================================", width - filled,
+                   "", done, total, elapsed());
+      std::fflush(stderr);
+    };
+  }
+
+  std::vector<SweepRow> rows;
+  try {
+    fs::create_directories(out_);
+    WriteText(fs::path(out_) / "sweep.json",
+              SweepStudyToJson(study, static_cast<int>(points.size()), shard));
+    rows = RunSweep(study.scene, study.vary, options);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+    return 2;
+  }
+  if (progress) std::fprintf(stderr, "\n");
+  const double wall = elapsed();
+  const double cpu = CpuSeconds() - c0;
+
+  const std::vector<std::string> metric_names =
+      study.metrics.empty() ? DefaultMetricNames() : study.metrics;
+  const SweepTable table = MakeSweepTable(study.vary, metric_names, rows);
+  const std::string csv = (fs::path(out_) / "sweep.csv").string();
+  try {
+    WriteSweepCsv(table, csv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+    return 2;
+  }
+  int ok = 0, failed_steps = 0, errors = 0;
+  for (const SweepRow& r : rows) {
+    if (r.status == SweepRunStatus::kOk) ++ok;
+    if (r.status == SweepRunStatus::kFailedSteps) ++failed_steps;
+    if (r.status == SweepRunStatus::kError) {
+      ++errors;
+      std::fprintf(stderr, "sapsim: run %d failed: %s\n", r.index,
+                   r.error.c_str());
+    }
+  }
+  if (!quiet_) {
+    std::printf(
+        "%s: %zu of %zu runs (shard %s): %d ok, %d with failed solver steps, "
+        "%d errors; %.1f s wall, %.1f s CPU. Wrote %s\n",
+        study.name.c_str(), rows.size(), points.size(), ToString(shard).c_str(),
+        ok, failed_steps, errors, wall, cpu, csv.c_str());
+  }
+  bool plotted = true;
+  if (!no_plots_) plotted = Plot(table, study, out_, quiet_);
+  return (ok == static_cast<int>(rows.size()) && plotted) ? 0 : 1;
+}
+
+int SweepCommands::RunMerge() const {
+  std::vector<SweepTable> tables;
+  std::vector<std::string> names;
+  SweepStudy study;
+  int total = -1;
+  try {
+    for (const std::string& dir : merge_dirs_) {
+      const fs::path record = fs::path(dir) / "sweep.json";
+      const std::string json = ReadText(record);
+      int points = 0;
+      SweepShard shard;
+      ReadSweepRecordCounts(json, &points, &shard);
+      if (total < 0) {
+        total = points;
+        study = LoadSweepStudy(record.string());
+      } else if (points != total) {
+        throw std::runtime_error(record.string() + ": " +
+                                 std::to_string(points) + " points, not " +
+                                 std::to_string(total) + " (another sweep?)");
+      }
+      names.push_back((fs::path(dir) / "sweep.csv").string());
+      tables.push_back(ReadSweepCsv(names.back()));
+    }
+    const SweepTable merged = MergeSweepTables(tables, names);
+    fs::create_directories(out_);
+    WriteText(fs::path(out_) / "sweep.json",
+              SweepStudyToJson(study, total, SweepShard{}));
+    const std::string csv = (fs::path(out_) / "sweep.csv").string();
+    WriteSweepCsv(merged, csv);
+    const std::vector<int> missing = MissingIndices(merged, total);
+    if (!quiet_) {
+      std::printf("merged %zu directories: %zu of %d runs. Wrote %s\n",
+                  merge_dirs_.size(), merged.rows.size(), total, csv.c_str());
+    }
+    if (!missing.empty()) {
+      std::string list;
+      for (size_t i = 0; i < missing.size() && i < 20; ++i) {
+        list += (i ? " " : "") + std::to_string(missing[i]);
+      }
+      std::fprintf(stderr, "sapsim: sweep-merge: %zu runs missing: %s%s\n",
+                   missing.size(), list.c_str(),
+                   missing.size() > 20 ? " ..." : "");
+    }
+    bool plotted = true;
+    if (!no_plots_) plotted = Plot(merged, study, out_, quiet_);
+    return missing.empty() && plotted ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace sapcontact::cli

@@ -1,0 +1,82 @@
+#include "sapcontact/sim/collision/collision.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "sapcontact/sim/collision/narrow_phase.h"
+
+namespace sapcontact {
+
+double MotionBound(const Shape& shape, const Vector3& v, const Vector3& w,
+                   double dt) {
+  const double angular = w.norm() > 0.0 ? w.norm() * BoundingRadius(shape)
+                                        : 0.0;  // a plane never rotates here
+  return dt * (v.norm() + angular);
+}
+
+CollisionDetector::CollisionDetector(std::vector<CollisionGeometry> bodies)
+    : bodies_(std::move(bodies)) {
+  fixed_.resize(bodies_.size());
+  for (size_t i = 0; i < bodies_.size(); ++i) {
+    const std::string context = "collision body " + std::to_string(i);
+    Validate(bodies_[i].shape, context);
+    if (bodies_[i].shape.type == ShapeType::kPlane && !bodies_[i].fixed) {
+      throw std::invalid_argument(context +
+                                  ": a plane must be on a fixed body");
+    }
+    fixed_[i] = bodies_[i].fixed;
+  }
+}
+
+const std::vector<ContactPoint>& CollisionDetector::FindContacts(
+    const std::vector<Pose>& poses, const CollisionOptions& options,
+    const std::vector<double>& motion_bounds) {
+  const size_t n = bodies_.size();
+  if (poses.size() != n) {
+    std::ostringstream os;
+    os << "FindContacts: " << poses.size() << " poses for " << n << " bodies";
+    throw std::invalid_argument(os.str());
+  }
+  if (!motion_bounds.empty() && motion_bounds.size() != n) {
+    std::ostringstream os;
+    os << "FindContacts: " << motion_bounds.size() << " motion bounds for " << n
+       << " bodies";
+    throw std::invalid_argument(os.str());
+  }
+  if (!(options.margin >= 0.0) || !std::isfinite(options.margin)) {
+    throw std::invalid_argument(
+        "FindContacts: margin must be finite and >= 0 m");
+  }
+  auto bound = [&](size_t i) {
+    return motion_bounds.empty() ? 0.0 : motion_bounds[i];
+  };
+  aabbs_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!poses[i].position.allFinite() ||
+        !poses[i].orientation.coeffs().allFinite() || !(bound(i) >= 0.0) ||
+        !std::isfinite(bound(i))) {
+      throw std::invalid_argument("FindContacts: body " + std::to_string(i) +
+                                  ": non-finite pose or invalid motion bound");
+    }
+    aabbs_[i] = ComputeAabb(bodies_[i].shape, poses[i],
+                            0.5 * options.margin + bound(i));
+  }
+  const auto& pairs = broad_phase_.FindPairs(aabbs_, fixed_);
+  contacts_.clear();
+  for (const auto& [i, j] : pairs) {
+    // A fixed body is A; otherwise the smaller index (i < j) is A.
+    const int a = fixed_[j] ? j : i;
+    const int b = a == i ? j : i;
+    const size_t first = contacts_.size();
+    Collide(bodies_[a].shape, poses[a], bodies_[b].shape, poses[b],
+            options.margin + bound(i) + bound(j), &contacts_);
+    for (size_t k = first; k < contacts_.size(); ++k) {
+      contacts_[k].body_a = a;
+      contacts_[k].body_b = b;
+    }
+  }
+  return contacts_;
+}
+
+}  // namespace sapcontact

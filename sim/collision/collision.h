@@ -1,0 +1,75 @@
+// Collision detection for a set of rigid bodies: broad phase
+// (sim/collision/broad_phase.h) + narrow phase manifolds
+// (sim/collision/narrow_phase.h). Output conventions (phi, normal A->B, contact
+// position): sim/collision/contact_point.h and contact_model/conventions.h.
+// Design note: docs/scenes.md.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "sapcontact/sim/collision/broad_phase.h"
+#include "sapcontact/sim/collision/contact_point.h"
+#include "sapcontact/sim/geometry/pose.h"
+#include "sapcontact/sim/geometry/shapes.h"
+
+namespace sapcontact {
+
+/// A body as collision detection sees it.
+struct CollisionGeometry {
+  Shape shape;
+  /// Fixed bodies never collide with each other.
+  bool fixed{false};
+};
+
+struct CollisionOptions {
+  /// Speculative margin [m], >= 0: contacts are reported for phi <= margin
+  /// (+ the two bodies' motion bounds), so that a contact exists one step
+  /// before the surfaces touch and fast approach does not tunnel or
+  /// penetrate deeply. Default 1 mm (covers ~1 m/s of relative approach at
+  /// dt = 1e-3 without motion bounds).
+  double margin{1.0e-3};
+};
+
+/// Upper bound on the distance any point of a body of `shape` can travel in
+/// `dt` with velocity v [m/s] and angular velocity w [rad/s]:
+/// dt (|v| + |w| BoundingRadius(shape)) [m].
+double MotionBound(const Shape& shape, const Vector3& v, const Vector3& w,
+                   double dt);
+
+class CollisionDetector {
+ public:
+  /// Throws std::invalid_argument (naming the body index and field) for an
+  /// invalid shape or a plane on a non-fixed body.
+  explicit CollisionDetector(std::vector<CollisionGeometry> bodies);
+
+  int num_bodies() const { return static_cast<int>(bodies_.size()); }
+  const std::vector<CollisionGeometry>& bodies() const { return bodies_; }
+
+  /// All contacts with phi <= margin_ab where margin_ab = options.margin +
+  /// motion_bounds[a] + motion_bounds[b] (motion_bounds optional: empty
+  /// means zeros; else one value >= 0 per body, e.g. MotionBound()).
+  /// Contacts of one pair are contiguous; pairs are ordered by (body_a,
+  /// body_b) as found by the broad phase (sorted by the smaller, then the
+  /// larger index). When exactly one body of a pair is fixed it is body_a;
+  /// otherwise body_a < body_b. Throws std::invalid_argument if poses has
+  /// the wrong size or a non-finite entry. The reference is valid until the
+  /// next call (buffers are reused).
+  const std::vector<ContactPoint>& FindContacts(
+      const std::vector<Pose>& poses, const CollisionOptions& options = {},
+      const std::vector<double>& motion_bounds = {});
+
+  /// The broad-phase candidate pairs of the last FindContacts call.
+  const std::vector<std::pair<int, int>>& candidate_pairs() const {
+    return broad_phase_.pairs();
+  }
+
+ private:
+  std::vector<CollisionGeometry> bodies_;
+  std::vector<bool> fixed_;
+  std::vector<Aabb> aabbs_;
+  std::vector<ContactPoint> contacts_;
+  BroadPhase broad_phase_;
+};
+
+}  // namespace sapcontact

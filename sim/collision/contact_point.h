@@ -1,0 +1,51 @@
+// The output of collision detection: one point contact between two bodies.
+// Signs and the frame ordering: contact_model/conventions.h.
+#pragma once
+
+#include <Eigen/Geometry>
+
+#include "sapcontact/contact_model/conventions.h"
+
+namespace sapcontact {
+
+/// A point contact between body A and body B (indices into the body list the
+/// collision detector was built with). When exactly one of the two bodies is
+/// fixed, it is body A (so normals point from the world into the moving
+/// body); otherwise body_a < body_b.
+struct ContactPoint {
+  int body_a{-1};
+  int body_b{-1};
+  /// World position [m]: the midpoint between the closest (or deepest)
+  /// points of the two surfaces, p = (p_A + p_B) / 2 with
+  /// p_B - p_A = phi * normal.
+  Vector3 position{Vector3::Zero()};
+  /// Unit normal in the world frame, pointing from A into B.
+  Vector3 normal{Vector3::UnitZ()};
+  /// Signed distance [m], negative in penetration.
+  double phi{0.0};
+};
+
+/// The rotation whose ROWS are the contact frame axes (n, t1, t2) in
+/// conventions.h order, so that R * (v_B - v_A) (world velocities of the two
+/// bodies' points at the contact) is v_c = (v_n, v_t1, v_t2). t1 x t2 = n. The
+/// tangents are a deterministic, continuous-almost-everywhere function of n (t1
+/// is n crossed with the world axis least aligned with n), so the same normal
+/// always gets the same frame (useful for warm starts).
+inline Matrix3 ContactFrameRows(const Vector3& n) {
+  const Vector3 a = n.cwiseAbs();
+  Vector3 e = Vector3::UnitX();
+  if (a.y() <= a.x() && a.y() <= a.z()) {
+    e = Vector3::UnitY();
+  } else if (a.z() <= a.x() && a.z() <= a.y()) {
+    e = Vector3::UnitZ();
+  }
+  const Vector3 t1 = e.cross(n).normalized();
+  const Vector3 t2 = n.cross(t1);  // t1 x t2 = n for orthonormal (t1,t2,n)
+  Matrix3 r;
+  r.row(kNormal) = n.transpose();
+  r.row(kTangent1) = t1.transpose();
+  r.row(kTangent2) = t2.transpose();
+  return r;
+}
+
+}  // namespace sapcontact

@@ -1,0 +1,81 @@
+// Narrow phase: contact manifolds between two shapes at given poses.
+// Output: ContactPoint (sim/collision/contact_point.h) with phi <= margin,
+// normals from the first shape (A) into the second (B); body_a/body_b are left
+// at -1 for the caller to fill. Where faces meet, the manifold has several
+// points:
+//   plane-box      every box vertex with phi <= margin (4 for a resting box)
+//   plane-capsule  each segment end point with phi <= margin (2 if lying)
+//   plane-sphere   1
+//   box-box        SAT over 15 axes; face axis: the incident face clipped to
+//                  the reference face (4 points face on face, up to 8);
+//                  edge axis: 1 point between the two edges
+//   box-sphere     1 (face, edge or vertex region)
+//   box-capsule    closest segment point; if it lies in a face region, the
+//                  segment clipped to that face: its two ends (the segment
+//                  end points when the capsule lies on the face)
+//   sphere-sphere, sphere-capsule  1
+//   capsule-capsule  the closest points, plus each segment end point with
+//                  its closest point on the other segment when within the
+//                  margin: two points (the ends of the overlap) when parallel
+// Separated pairs get their exact distance as the smallest phi (box-box:
+// from the vertex-box and edge-edge pairs). In penetration phi is minus the
+// penetration depth along the contact normal (box-box: the SAT depth). Contacts
+// are only meaningful with shallow penetration (less than the shape sizes).
+#pragma once
+
+#include <vector>
+
+#include "sapcontact/sim/collision/contact_point.h"
+#include "sapcontact/sim/geometry/pose.h"
+#include "sapcontact/sim/geometry/shapes.h"
+
+namespace sapcontact {
+
+/// Appends the contacts between shape `a` at pose `pa` and shape `b` at pose
+/// `pb` with phi <= margin [m] to `out`. Any order of shape types; plane-plane
+/// gives none. Normals point from a into b.
+void Collide(const Shape& a, const Pose& pa, const Shape& b, const Pose& pb,
+             double margin, std::vector<ContactPoint>* out);
+
+// The pair routines, A's type not after B's in the order plane < box <
+// sphere < capsule. Same contract as Collide.
+void CollidePlaneBox(const Shape& a, const Pose& pa, const Shape& b,
+                     const Pose& pb, double margin,
+                     std::vector<ContactPoint>* out);
+void CollidePlaneSphere(const Shape& a, const Pose& pa, const Shape& b,
+                        const Pose& pb, double margin,
+                        std::vector<ContactPoint>* out);
+void CollidePlaneCapsule(const Shape& a, const Pose& pa, const Shape& b,
+                         const Pose& pb, double margin,
+                         std::vector<ContactPoint>* out);
+void CollideBoxBox(const Shape& a, const Pose& pa, const Shape& b,
+                   const Pose& pb, double margin,
+                   std::vector<ContactPoint>* out);
+void CollideBoxSphere(const Shape& a, const Pose& pa, const Shape& b,
+                      const Pose& pb, double margin,
+                      std::vector<ContactPoint>* out);
+void CollideBoxCapsule(const Shape& a, const Pose& pa, const Shape& b,
+                       const Pose& pb, double margin,
+                       std::vector<ContactPoint>* out);
+void CollideSphereSphere(const Shape& a, const Pose& pa, const Shape& b,
+                         const Pose& pb, double margin,
+                         std::vector<ContactPoint>* out);
+void CollideSphereCapsule(const Shape& a, const Pose& pa, const Shape& b,
+                          const Pose& pb, double margin,
+                          std::vector<ContactPoint>* out);
+void CollideCapsuleCapsule(const Shape& a, const Pose& pa, const Shape& b,
+                           const Pose& pb, double margin,
+                           std::vector<ContactPoint>* out);
+
+/// A contact from the point p_a on A's surface, the unit normal n (A to B)
+/// and phi: position p_a + phi/2 n.
+inline ContactPoint MakeContact(const Vector3& p_a, const Vector3& n,
+                                double phi) {
+  ContactPoint c;
+  c.position = p_a + 0.5 * phi * n;
+  c.normal = n;
+  c.phi = phi;
+  return c;
+}
+
+}  // namespace sapcontact

@@ -1,0 +1,201 @@
+// Box (A) - capsule (B) and capsule - capsule. A capsule is its segment
+// (body z axis, from -length/2 to +length/2) swept by its radius, so each
+// contact is a segment point against the other shape, minus the radius.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sapcontact/sim/collision/geometry_queries.h"
+#include "sapcontact/sim/collision/narrow_phase.h"
+
+namespace sapcontact {
+namespace {
+
+struct Segment {
+  Vector3 start;  // s = 0
+  Vector3 delta;  // s = 1 at start + delta
+  Vector3 At(double s) const { return start + s * delta; }
+};
+
+Segment CapsuleSegment(const Shape& c, const Pose& p) {
+  const Vector3 axis = p.orientation * Vector3::UnitZ();
+  return {p.position - 0.5 * c.length * axis, c.length * axis};
+}
+
+// Contact of segment point x (box frame) with radius r against the box.
+void BoxPointContact(const Vector3& half, const Pose& box, const Vector3& x,
+                     double r, double margin, std::vector<ContactPoint>* out) {
+  const BoxPointResult q = QueryBoxPoint(half, x);
+  const double phi = q.distance - r;
+  if (phi > margin) return;
+  out->push_back(MakeContact(box.ToWorld(q.surface_point),
+                             box.orientation * q.normal, phi));
+}
+
+// Contact between A's segment point xa and B's segment point xb.
+void PointPair(const Vector3& xa, double ra, const Vector3& xb, double rb,
+               const Vector3& fallback, double margin,
+               std::vector<ContactPoint>* out) {
+  const Vector3 delta = xb - xa;
+  const double dist = delta.norm();
+  const double phi = dist - ra - rb;
+  if (phi > margin) return;
+  const Vector3 n =
+      dist > 1e-12 * (1.0 + ra + rb) ? Vector3(delta / dist) : fallback;
+  out->push_back(MakeContact(xa + ra * n, n, phi));
+}
+
+}  // namespace
+
+void CollideBoxCapsule(const Shape& a, const Pose& pa, const Shape& b,
+                       const Pose& pb, double margin,
+                       std::vector<ContactPoint>* out) {
+  const Vector3 half = 0.5 * a.size;
+  const Segment world = CapsuleSegment(b, pb);
+  // The segment in the box frame.
+  const Segment seg{pa.ToBody(world.start),
+                    pa.orientation.conjugate() * world.delta};
+  // The signed distance to a convex set is convex: golden-section search
+  // for the segment point deepest in (or closest to) the box.
+  auto f = [&](double s) { return QueryBoxPoint(half, seg.At(s)).distance; };
+  const double g = 0.5 * (std::sqrt(5.0) - 1.0);
+  double lo = 0.0, hi = 1.0;
+  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+  double f1 = f(x1), f2 = f(x2);
+  for (int it = 0; it < 80 && hi - lo > 1e-13; ++it) {
+    if (f1 <= f2) {
+      hi = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = hi - g * (hi - lo);
+      f1 = f(x1);
+    } else {
+      lo = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = lo + g * (hi - lo);
+      f2 = f(x2);
+    }
+  }
+  double s_best = 0.5 * (lo + hi);
+  for (double s : {0.0, 1.0}) {  // the ends, where the minimum often is
+    if (f(s) <= f(s_best)) s_best = s;
+  }
+  const Vector3 x_best = seg.At(s_best);
+  const BoxPointResult q = QueryBoxPoint(half, x_best);
+  const double phi_best = q.distance - b.radius;
+  if (phi_best > margin) return;
+
+  // The box feature nearest to x_best: coordinates outside their slab by
+  // more than `tol` are constrained (sign * half); the others are free. The
+  // search cannot resolve where a flat minimum ends to better than ~1e-8 of
+  // the distance (the distance is flat to second order there): tol covers
+  // it.
+  const double tol = 1e-6 * (half.norm() + b.radius);
+  Vector3 sign = Vector3::Zero();  // 0: free axis
+  int constrained = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (std::abs(x_best[i]) > half[i] + tol) {
+      sign[i] = x_best[i] > 0.0 ? 1.0 : -1.0;
+      ++constrained;
+    }
+  }
+  const bool face = constrained <= 1;
+  if (constrained == 0) {  // inside, or on a face within tol
+    int i = 0;
+    (x_best.cwiseAbs() - half).maxCoeff(&i);
+    sign[i] = x_best[i] >= 0.0 ? 1.0 : -1.0;
+  }
+  // Clip the segment to the slabs of the free axes.
+  double s0 = 0.0, s1 = 1.0;
+  for (int j = 0; j < 3; ++j) {
+    if (sign[j] != 0.0 || std::abs(seg.delta[j]) < 1e-15) continue;
+    double ta = (-half[j] - seg.start[j]) / seg.delta[j];
+    double tb = (half[j] - seg.start[j]) / seg.delta[j];
+    if (ta > tb) std::swap(ta, tb);
+    s0 = std::max(s0, ta);
+    s1 = std::min(s1, tb);
+  }
+  if (constrained == 3 || s0 > s1) s0 = s1 = s_best;
+  if ((s1 - s0) * seg.delta.norm() < tol) s0 = s1 = 0.5 * (s0 + s1);
+  // The ends of the clipped part against that same feature.
+  double phi_min = std::numeric_limits<double>::infinity();
+  for (double s : {s0, s1}) {
+    const Vector3 x = seg.At(s);
+    Vector3 on_box = x.cwiseMax(-half).cwiseMin(half);
+    Vector3 n = Vector3::Zero();
+    double phi = 0.0;
+    if (face) {
+      int i = 0;
+      sign.cwiseAbs().maxCoeff(&i);
+      on_box[i] = sign[i] * half[i];
+      n[i] = sign[i];
+      phi = sign[i] * x[i] - half[i] - b.radius;
+    } else {
+      bool consistent = true;
+      for (int k = 0; k < 3; ++k) {
+        if (sign[k] == 0.0) continue;
+        on_box[k] = sign[k] * half[k];
+        consistent = consistent && sign[k] * x[k] > half[k];
+      }
+      if (!consistent) continue;  // this end is nearer another feature
+      const Vector3 diff = x - on_box;
+      n = diff.normalized();
+      phi = diff.norm() - b.radius;
+    }
+    if (phi <= margin) {
+      out->push_back(MakeContact(pa.ToWorld(on_box), pa.orientation * n, phi));
+      phi_min = std::min(phi_min, phi);
+    }
+    if (s1 == s0) break;
+  }
+  // A segment crossing over an edge or vertex: its closest point itself.
+  if (phi_min > phi_best + tol) {
+    BoxPointContact(half, pa, x_best, b.radius, margin, out);
+  }
+}
+
+void CollideCapsuleCapsule(const Shape& a, const Pose& pa, const Shape& b,
+                           const Pose& pb, double margin,
+                           std::vector<ContactPoint>* out) {
+  const Segment sa = CapsuleSegment(a, pa), sb = CapsuleSegment(b, pb);
+  const double ra = a.radius, rb = b.radius;
+  // Fallback normal for intersecting axes: perpendicular to both, pointing
+  // from A's centre towards B's.
+  Vector3 fallback = sa.delta.cross(sb.delta);
+  if (fallback.norm() < 1e-12) {
+    fallback = sa.delta.norm() > 0.0 ? AnyOrthogonal(sa.delta)
+                                     : Vector3(Vector3::UnitZ());
+  }
+  fallback.normalize();
+  if (fallback.dot(pb.position - pa.position) < 0.0) fallback = -fallback;
+
+  // Candidates (points of A's and B's segments): the closest pair, and each
+  // of the four segment end points with its closest point on the other
+  // segment. On parallel capsules the latter are the two ends of the
+  // overlap; elsewhere they are farther and fall outside the margin.
+  const double tol = 1e-9 * (a.length + b.length + ra + rb);
+  Vector3 done_a[5], done_b[5];
+  int done = 0;
+  auto emit = [&](const Vector3& xa, const Vector3& xb) {
+    for (int k = 0; k < done; ++k) {
+      if ((done_a[k] - xa).norm() <= tol && (done_b[k] - xb).norm() <= tol) {
+        return;
+      }
+    }
+    done_a[done] = xa;
+    done_b[done++] = xb;
+    PointPair(xa, ra, xb, rb, fallback, margin, out);
+  };
+  double s = 0.0, t = 0.0;
+  ClosestSegmentParameters(sa.start, sa.delta, sb.start, sb.delta, &s, &t);
+  emit(sa.At(s), sb.At(t));
+  for (double e : {0.0, 1.0}) {
+    const Vector3 xa = sa.At(e);
+    emit(xa, sb.At(ClosestSegmentParameter(sb.start, sb.delta, xa)));
+    const Vector3 xb = sb.At(e);
+    emit(sa.At(ClosestSegmentParameter(sa.start, sa.delta, xb)), xb);
+  }
+}
+
+}  // namespace sapcontact

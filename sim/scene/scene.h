@@ -1,0 +1,119 @@
+// The scene data model: plain structs mirroring the YAML scene schema of
+// docs/scenes.md (issue 5), after grid expansion and validation. SI units;
+// defaults are those of the schema. Loaded by LoadScene
+// (sim/scene/scene_loader.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sapcontact/contact_model/conventions.h"
+#include "sapcontact/sim/geometry/pose.h"
+#include "sapcontact/sim/geometry/shapes.h"
+#include "sapcontact/sim/scene/material.h"
+
+namespace sapcontact {
+
+/// YAML solver.model.
+enum class SolverModel {
+  kSap,    ///< "sap": the SAP convex formulation (default).
+  kRigid,  ///< "rigid": the interior-point rigid-contact QP each step.
+};
+/// YAML solver.line_search.
+enum class LineSearchMethod {
+  kExact,        ///< "exact" (default).
+  kBacktracking  ///< "backtracking".
+};
+/// YAML solver.linear_solver.
+enum class LinearSolverKind {
+  kAuto,    ///< "auto" (default).
+  kDense,   ///< "dense".
+  kCholmod  ///< "cholmod".
+};
+
+/// YAML names of the enums ("sap", "exact", "auto", ...).
+const char* SolverModelName(SolverModel v);
+const char* LineSearchMethodName(LineSearchMethod v);
+const char* LinearSolverKindName(LinearSolverKind v);
+
+/// YAML `solver:` (optional section; every field optional).
+struct SolverSettings {
+  SolverModel model{SolverModel::kSap};
+  /// beta [-], >= 0.
+  double near_rigid_threshold{1.0};
+  /// sigma [-], > 0.
+  double friction_regularization{1.0e-3};
+  /// Relative and absolute Newton stopping tolerances [-], > 0 and >= 0.
+  double rel_tolerance{1.0e-6};
+  double abs_tolerance{1.0e-14};
+  /// Maximum Newton iterations per step, > 0.
+  int max_iterations{100};
+  LineSearchMethod line_search{LineSearchMethod::kExact};
+  LinearSolverKind linear_solver{LinearSolverKind::kAuto};
+};
+
+/// YAML `output:` (optional).
+struct OutputSettings {
+  /// Write a trajectory row every N steps, N > 0.
+  int every{10};
+};
+
+/// YAML `collision:` (optional; an extension of the issue-5 schema).
+struct CollisionSettings {
+  /// Speculative margin [m], >= 0: pairs closer than this (phi <= margin) get
+  /// contacts. The time stepper adds each body's motion bound on top (see
+  /// sim/collision/collision.h).
+  double margin{1.0e-3};
+};
+
+/// One rigid body (YAML `bodies:` item, after grid expansion).
+struct Body {
+  /// Unique name; grid copies are named <name>_i_j_k (0-based indices).
+  std::string name;
+  /// Fixed bodies are part of the world (no degrees of freedom).
+  bool fixed{false};
+  Shape shape;
+  /// Mass [kg] and inertia about the centre of mass in the body frame
+  /// [kg m^2], from the shape and `mass` or `density`. Zero for fixed bodies.
+  double mass{0.0};
+  Matrix3 inertia{Matrix3::Zero()};
+  /// Initial pose (position [m], unit quaternion from rpy or quaternion).
+  Pose pose;
+  /// Initial velocity of the centre of mass and angular velocity, both in
+  /// the world frame [m/s], [rad/s]. Zero for fixed bodies.
+  Vector3 velocity{Vector3::Zero()};
+  Vector3 angular_velocity{Vector3::Zero()};
+  /// Name of the material, and its index in Scene::materials.
+  std::string material{"default"};
+  int material_index{0};
+};
+
+struct Scene {
+  /// The file the scene was loaded from (for messages).
+  std::string source;
+  /// Time step dt [s] (required, > 0) and simulated duration [s] (required,
+  /// > 0).
+  double time_step{1.0e-3};
+  double duration{1.0};
+  /// Gravity [m/s^2], world frame.
+  Vector3 gravity{0.0, 0.0, -9.81};
+  SolverSettings solver;
+  /// All materials; "default" is always present (built in with the Material
+  /// defaults unless the file defines it). Order: "default" first, then the
+  /// file's materials in file order.
+  std::vector<Material> materials;
+  /// Bodies in file order, grid copies in place of their template (i, then
+  /// j, then k, k fastest).
+  std::vector<Body> bodies;
+  OutputSettings output;
+  CollisionSettings collision;
+
+  /// Index of the body with this name, or -1.
+  int FindBody(const std::string& name) const;
+  /// Index of the material with this name, or -1.
+  int FindMaterial(const std::string& name) const;
+  /// Contact parameters of a pair of bodies: CombineMaterials of theirs.
+  ContactParameters PairParameters(int body_a, int body_b) const;
+};
+
+}  // namespace sapcontact

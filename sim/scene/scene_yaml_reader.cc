@@ -1,0 +1,261 @@
+#include "sapcontact/sim/scene/scene_yaml_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+namespace sapcontact {
+
+SceneError::SceneError(std::string file, int line, int column,
+                       std::string field, const std::string& message)
+    : std::runtime_error(message),
+      file_(std::move(file)),
+      line_(line),
+      column_(column),
+      field_(std::move(field)) {}
+
+namespace scene_internal {
+
+const std::vector<std::string>& RootKeys() {
+  static const std::vector<std::string> k{"time_step", "duration",  "gravity",
+                                          "solver",    "materials", "bodies",
+                                          "output",    "collision"};
+  return k;
+}
+const std::vector<std::string>& SolverKeys() {
+  static const std::vector<std::string> k{
+      "model",         "near_rigid_threshold", "friction_regularization",
+      "rel_tolerance", "abs_tolerance",        "max_iterations",
+      "line_search",   "linear_solver"};
+  return k;
+}
+const std::vector<std::string>& MaterialKeys() {
+  static const std::vector<std::string> k{"stiffness", "dissipation_time_scale",
+                                          "friction"};
+  return k;
+}
+const std::vector<std::string>& BodyKeys() {
+  static const std::vector<std::string> k{
+      "name",     "fixed", "shape",      "mass",     "density",
+      "position", "rpy",   "quaternion", "velocity", "angular_velocity",
+      "material", "grid"};
+  return k;
+}
+const std::vector<std::string>& ShapeKeys() {
+  static const std::vector<std::string> k{"type", "size", "radius", "length"};
+  return k;
+}
+const std::vector<std::string>& GridKeys() {
+  static const std::vector<std::string> k{"count", "spacing"};
+  return k;
+}
+const std::vector<std::string>& OutputKeys() {
+  static const std::vector<std::string> k{"every"};
+  return k;
+}
+const std::vector<std::string>& CollisionKeys() {
+  static const std::vector<std::string> k{"margin"};
+  return k;
+}
+
+namespace {
+
+std::string NormalizeField(std::string field) {
+  // "a.b[2]" -> "a.b.2", the override key syntax.
+  std::string out;
+  for (char c : field) {
+    if (c == '[') {
+      out += '.';
+    } else if (c != ']') {
+      out += c;
+    }
+  }
+  return out;
+}
+
+bool IsPrefixPath(const std::string& prefix, const std::string& path) {
+  return path.compare(0, prefix.size(), prefix) == 0 &&
+         (path.size() == prefix.size() || path[prefix.size()] == '.');
+}
+
+std::string Describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+      return "nothing";
+    case YAML::NodeType::Scalar:
+      return "'" + node.Scalar() + "'";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Undefined:
+      break;
+  }
+  return "an undefined value";
+}
+
+}  // namespace
+
+void YamlReader::SetOverride(const std::string& field,
+                             const std::string& assignment) {
+  overrides_.emplace_back(field, assignment);
+}
+
+std::string YamlReader::OverrideFor(const std::string& field) const {
+  const std::string path = NormalizeField(field);
+  std::string best_key, best;
+  for (const auto& [key, assignment] : overrides_) {
+    if ((IsPrefixPath(key, path) || IsPrefixPath(path, key)) &&
+        key.size() >= best_key.size()) {
+      best_key = key;
+      best = assignment;
+    }
+  }
+  return best;
+}
+
+void YamlReader::Fail(const YAML::Node& at, const std::string& field,
+                      const std::string& problem) const {
+  const YAML::Mark mark = at.Mark();
+  std::ostringstream os;
+  if (mark.is_null()) {
+    const std::string assignment = OverrideFor(field);
+    os << file_ << ": ";
+    if (!assignment.empty()) os << "--set " << assignment << ": ";
+    os << (field.empty() ? "document" : field) << ": " << problem;
+    throw SceneError(file_, 0, 0, field, os.str());
+  }
+  os << file_ << ":" << mark.line + 1 << ":" << mark.column + 1 << ": "
+     << (field.empty() ? "document" : field) << ": " << problem;
+  throw SceneError(file_, mark.line + 1, mark.column + 1, field, os.str());
+}
+
+void YamlReader::FailNoPlace(const std::string& field,
+                             const std::string& problem) const {
+  std::ostringstream os;
+  os << file_ << ": " << (field.empty() ? "document" : field) << ": "
+     << problem;
+  throw SceneError(file_, 0, 0, field, os.str());
+}
+
+void YamlReader::FailOverride(const std::string& assignment,
+                              const std::string& field,
+                              const std::string& problem) const {
+  std::ostringstream os;
+  os << file_ << ": --set " << assignment << ": "
+     << (field.empty() ? "key" : field) << ": " << problem;
+  throw SceneError(file_, 0, 0, field, os.str());
+}
+
+void YamlReader::CheckMap(const YAML::Node& node, const std::string& field,
+                          const std::vector<std::string>& allowed) const {
+  if (!node.IsMap()) {
+    Fail(node, field, "expected a map, got " + Describe(node));
+  }
+  std::set<std::string> seen;
+  for (const auto& item : node) {
+    const YAML::Node& key = item.first;
+    if (!key.IsScalar()) Fail(key, field, "keys must be plain names");
+    const std::string name = key.Scalar();
+    if (!allowed.empty() &&
+        std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      Fail(key, Join(field, name),
+           "unknown key '" + name + "' (allowed here: " + list + ")");
+    }
+    if (!seen.insert(name).second) {
+      Fail(key, Join(field, name), "duplicate key '" + name + "'");
+    }
+  }
+}
+
+double YamlReader::Double(const YAML::Node& node, const std::string& field,
+                          bool allow_inf) const {
+  double v = 0.0;
+  if (!node.IsScalar() || !YAML::convert<double>::decode(node, v)) {
+    Fail(node, field, "expected a number, got " + Describe(node));
+  }
+  if (std::isnan(v) || (!allow_inf && std::isinf(v))) {
+    Fail(node, field, "expected a finite number, got " + Describe(node));
+  }
+  return v;
+}
+
+double YamlReader::Positive(const YAML::Node& node,
+                            const std::string& field) const {
+  const double v = Double(node, field);
+  if (!(v > 0.0)) Fail(node, field, "must be > 0, got " + Describe(node));
+  return v;
+}
+
+double YamlReader::NonNegative(const YAML::Node& node,
+                               const std::string& field) const {
+  const double v = Double(node, field);
+  if (!(v >= 0.0)) Fail(node, field, "must be >= 0, got " + Describe(node));
+  return v;
+}
+
+int YamlReader::PositiveInt(const YAML::Node& node,
+                            const std::string& field) const {
+  int v = 0;
+  if (!node.IsScalar() || !YAML::convert<int>::decode(node, v)) {
+    Fail(node, field, "expected an integer, got " + Describe(node));
+  }
+  if (v <= 0) Fail(node, field, "must be > 0, got " + Describe(node));
+  return v;
+}
+
+bool YamlReader::Bool(const YAML::Node& node, const std::string& field) const {
+  bool v = false;
+  if (!node.IsScalar() || !YAML::convert<bool>::decode(node, v)) {
+    Fail(node, field, "expected true or false, got " + Describe(node));
+  }
+  return v;
+}
+
+std::string YamlReader::String(const YAML::Node& node,
+                               const std::string& field) const {
+  if (!node.IsScalar() || node.Scalar().empty()) {
+    Fail(node, field, "expected a non-empty string, got " + Describe(node));
+  }
+  return node.Scalar();
+}
+
+int YamlReader::Choice(const YAML::Node& node, const std::string& field,
+                       const std::vector<std::string>& choices) const {
+  const std::string s = String(node, field);
+  for (int i = 0; i < static_cast<int>(choices.size()); ++i) {
+    if (choices[i] == s) return i;
+  }
+  std::string list;
+  for (const auto& c : choices) list += (list.empty() ? "" : " | ") + c;
+  Fail(node, field, "unknown value '" + s + "' (expected " + list + ")");
+}
+
+Eigen::VectorXd YamlReader::Vector(const YAML::Node& node,
+                                   const std::string& field, int n) const {
+  if (!node.IsSequence() || static_cast<int>(node.size()) != n) {
+    Fail(node, field,
+         "expected a list of " + std::to_string(n) + " numbers, got " +
+             (node.IsSequence() ? "a list of " + std::to_string(node.size())
+                                : Describe(node)));
+  }
+  Eigen::VectorXd v(n);
+  for (int i = 0; i < n; ++i) {
+    v[i] = Double(node[i], field + "[" + std::to_string(i) + "]");
+  }
+  return v;
+}
+
+YAML::Node YamlReader::Required(const YAML::Node& map, const std::string& key,
+                                const std::string& field) const {
+  YAML::Node child = map[key];
+  if (!child)
+    Fail(map, Join(field, key), "missing required field '" + key + "'");
+  return child;
+}
+
+}  // namespace scene_internal
+}  // namespace sapcontact

@@ -1,0 +1,203 @@
+#include "sapcontact/sim/stepping/simulation.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace sapcontact {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void WriteRows(std::ofstream& out, const TimeStepper& stepper) {
+  const Scene& scene = stepper.scene();
+  char line[512];
+  for (size_t b = 0; b < scene.bodies.size(); ++b) {
+    if (scene.bodies[b].fixed) continue;
+    const BodyState& s = stepper.state()[b];
+    const Vector3& x = s.pose.position;
+    const Eigen::Quaterniond& q = s.pose.orientation;
+    std::snprintf(line, sizeof(line),
+                  "%.9g,%s,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,"
+                  "%.12g,%.12g,%.12g,%.12g,%.12g\n",
+                  stepper.time(), scene.bodies[b].name.c_str(), x.x(), x.y(),
+                  x.z(), q.w(), q.x(), q.y(), q.z(), s.velocity.x(),
+                  s.velocity.y(), s.velocity.z(), s.angular_velocity.x(),
+                  s.angular_velocity.y(), s.angular_velocity.z());
+    out << line;
+  }
+}
+
+// A temporary output file, removed when it goes out of scope unless it was
+// renamed to its final name.
+struct PartialFile {
+  explicit PartialFile(std::filesystem::path p) : path(std::move(p)) {}
+  PartialFile(const PartialFile&) = delete;
+  PartialFile& operator=(const PartialFile&) = delete;
+  ~PartialFile() {
+    if (committed || path.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+  // @throws std::runtime_error when the rename fails.
+  void CommitAs(const std::filesystem::path& final_path) {
+    std::error_code ec;
+    std::filesystem::rename(path, final_path, ec);
+    if (ec) {
+      throw std::runtime_error("cannot rename " + path.string() + " to " +
+                               final_path.string() + ": " + ec.message());
+    }
+    committed = true;
+  }
+  std::filesystem::path path;
+  bool committed{false};
+};
+
+}  // namespace
+
+std::string SummaryToJson(const Scene& scene, const SimulationSummary& s) {
+  nlohmann::ordered_json j;
+  j["scene"] = scene.source;
+  j["steps"] = s.steps;
+  j["time_step"] = s.time_step;
+  j["duration"] = s.steps * s.time_step;
+  j["solver_model"] = SolverModelName(scene.solver.model);
+  j["wall_time_s"] = s.wall_time_s;
+  j["solver_time_s"] = s.solver_time_s;
+  j["collision_time_s"] = s.collision_time_s;
+  j["mean_contacts"] = s.mean_contacts;
+  j["max_contacts"] = s.max_contacts;
+  j["mean_newton_iterations"] = s.mean_newton_iterations;
+  j["max_newton_iterations"] = s.max_newton_iterations;
+  j["failed_steps"] = s.failed_steps;
+  j["first_failure"] = s.first_failure;
+  j["max_penetration_m"] = s.max_penetration_m;
+  j["kinetic_energy_initial_J"] = s.kinetic_energy_initial_J;
+  j["kinetic_energy_final_J"] = s.kinetic_energy_final_J;
+  j["energy_initial_J"] = s.energy_initial_J;
+  j["energy_max_J"] = s.energy_max_J;
+  j["energy_max_increase_rel"] = s.energy_max_increase_rel;
+  nlohmann::ordered_json bodies = nlohmann::ordered_json::array();
+  for (size_t b = 0; b < scene.bodies.size() && b < s.final_state.size(); ++b) {
+    const BodyState& st = s.final_state[b];
+    const Eigen::Quaterniond& q = st.pose.orientation;
+    nlohmann::ordered_json body;
+    body["name"] = scene.bodies[b].name;
+    body["fixed"] = scene.bodies[b].fixed;
+    body["position"] = {st.pose.position.x(), st.pose.position.y(),
+                        st.pose.position.z()};
+    body["quaternion_wxyz"] = {q.w(), q.x(), q.y(), q.z()};
+    body["velocity"] = {st.velocity.x(), st.velocity.y(), st.velocity.z()};
+    body["angular_velocity"] = {st.angular_velocity.x(),
+                                st.angular_velocity.y(),
+                                st.angular_velocity.z()};
+    bodies.push_back(body);
+  }
+  j["bodies"] = bodies;
+  return j.dump(2) + "\n";
+}
+
+SimulationSummary RunSimulation(const Scene& scene,
+                                const SimulationOptions& options) {
+  const auto t_start = Clock::now();
+  TimeStepper stepper(scene);
+  SimulationSummary s;
+  s.time_step = scene.time_step;
+  const int steps = std::max(
+      1, static_cast<int>(std::llround(scene.duration / scene.time_step)));
+  const int every = std::max(1, scene.output.every);
+
+  namespace fs = std::filesystem;
+  const bool write = !options.output_dir.empty();
+  const fs::path dir(options.output_dir);
+  const fs::path traj_final = dir / "trajectory.csv";
+  const fs::path summary_final = dir / "summary.json";
+  // Outputs are written under temporary names, removed on any exception.
+  PartialFile traj_tmp(write ? dir / "trajectory.csv.partial" : fs::path());
+  PartialFile summary_tmp(write ? dir / "summary.json.partial" : fs::path());
+  std::ofstream trajectory;
+  if (write) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) {
+      throw std::runtime_error("cannot create output directory " +
+                               dir.string() + ": " + ec.message());
+    }
+    // Stale outputs of an earlier run must not survive a failed one.
+    fs::remove(traj_final, ec);
+    fs::remove(summary_final, ec);
+    trajectory.open(traj_tmp.path);
+    if (!trajectory) {
+      throw std::runtime_error("cannot write " + traj_tmp.path.string());
+    }
+    trajectory << "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n";
+    WriteRows(trajectory, stepper);
+  }
+
+  s.kinetic_energy_initial_J = stepper.KineticEnergy();
+  double sum_contacts = 0, sum_iterations = 0;
+  for (int n = 0; n < steps; ++n) {
+    const double kinetic = stepper.KineticEnergy();
+    const double potential = stepper.PotentialEnergy();
+    const StepInfo info = stepper.Step();
+    // Energy at the start of this step (contacts found at these poses).
+    const double energy = kinetic + potential + info.elastic_energy;
+    if (n == 0) {
+      s.energy_initial_J = energy;
+      s.energy_max_J = energy;
+    }
+    s.energy_max_J = std::max(s.energy_max_J, energy);
+    sum_contacts += info.contacts;
+    sum_iterations += info.newton_iterations;
+    s.max_contacts = std::max(s.max_contacts, info.contacts);
+    s.max_newton_iterations =
+        std::max(s.max_newton_iterations, info.newton_iterations);
+    s.max_penetration_m = std::max(s.max_penetration_m, info.max_penetration);
+    s.solver_time_s += info.solver_time;
+    s.collision_time_s += info.collision_time;
+    if (info.failed) {
+      if (s.failed_steps == 0) {
+        char when[96];
+        std::snprintf(when, sizeof(when),
+                      "step %d (t = %.6g s to %.6g s): ", n + 1,
+                      stepper.time() - scene.time_step, stepper.time());
+        s.first_failure = when + info.failure;
+      }
+      ++s.failed_steps;
+    }
+    if (trajectory.is_open() && ((n + 1) % every == 0 || n + 1 == steps)) {
+      WriteRows(trajectory, stepper);
+    }
+    if (options.on_step) options.on_step(stepper, info);
+  }
+  s.steps = steps;
+  s.mean_contacts = sum_contacts / steps;
+  s.mean_newton_iterations = sum_iterations / steps;
+  s.kinetic_energy_final_J = stepper.KineticEnergy();
+  s.energy_max_increase_rel = (s.energy_max_J - s.energy_initial_J) /
+                              std::max(std::abs(s.energy_initial_J), 1e-300);
+  s.final_state = stepper.state();
+  s.wall_time_s = std::chrono::duration<double>(Clock::now() - t_start).count();
+
+  if (write) {
+    trajectory.close();
+    if (!trajectory) {
+      throw std::runtime_error("error writing " + traj_tmp.path.string());
+    }
+    std::ofstream summary(summary_tmp.path);
+    summary << SummaryToJson(scene, s);
+    summary.close();
+    if (!summary) {
+      throw std::runtime_error("cannot write " + summary_tmp.path.string());
+    }
+    traj_tmp.CommitAs(traj_final);
+    summary_tmp.CommitAs(summary_final);
+  }
+  return s;
+}
+
+}  // namespace sapcontact

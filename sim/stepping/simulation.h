@@ -1,0 +1,63 @@
+// Runs a scene to its duration with the TimeStepper and writes the outputs:
+//   DIR/trajectory.csv  columns time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz
+//                       (moving bodies, every output.every steps, plus the
+//                       first and last state; SI units, world frame)
+//   DIR/summary.json    the SimulationSummary fields below and `bodies`, the
+//                       final {name, position, quaternion_wxyz, velocity,
+//                       angular_velocity} of every body.
+// Files are written under temporary names (*.partial) and renamed at the
+// end; existing trajectory.csv and summary.json are removed first, and the
+// temporary files are removed when an exception ends the run, so a failed or
+// interrupted run leaves no output claiming success.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "sapcontact/sim/scene/scene.h"
+#include "sapcontact/sim/stepping/time_stepper.h"
+
+namespace sapcontact {
+
+struct SimulationOptions {
+  /// Output directory (created if missing); empty: write nothing.
+  std::string output_dir;
+  /// Called after every step (e.g. for a progress bar or extra metrics).
+  std::function<void(const TimeStepper&, const StepInfo&)> on_step;
+};
+
+struct SimulationSummary {
+  int steps{0};
+  double time_step{0.0};         ///< [s]
+  double wall_time_s{0.0};       ///< whole run [s]
+  double solver_time_s{0.0};     ///< contact problem build + solve [s]
+  double collision_time_s{0.0};  ///< [s]
+  double mean_contacts{0.0};
+  int max_contacts{0};
+  double mean_newton_iterations{0.0};
+  int max_newton_iterations{0};
+  int failed_steps{0};
+  std::string first_failure;      ///< message of the first failed step
+  double max_penetration_m{0.0};  ///< max over steps of -phi0 [m]
+  double kinetic_energy_initial_J{0.0};
+  double kinetic_energy_final_J{0.0};
+  /// Total energy E = kinetic + gravitational + elastic (sum 1/2 k_eff phi^2
+  /// over penetrating contacts) [J] at the first step, its maximum over the
+  /// run, and max_n (E_n - E_0) / |E_0| (contact must not create energy).
+  double energy_initial_J{0.0};
+  double energy_max_J{0.0};
+  double energy_max_increase_rel{0.0};
+  /// Final states, in scene body order.
+  std::vector<BodyState> final_state;
+};
+
+/// Simulates `scene` for scene.duration. Solver failures are counted in the
+/// summary (the step goes on with the solver's last iterate), not thrown.
+/// @throws std::runtime_error when an output file cannot be written.
+SimulationSummary RunSimulation(const Scene& scene,
+                                const SimulationOptions& options = {});
+
+/// The summary as JSON text (the content of summary.json).
+std::string SummaryToJson(const Scene& scene, const SimulationSummary& s);
+
+}  // namespace sapcontact

@@ -1,0 +1,260 @@
+#include "sapcontact/sim/stepping/time_stepper.h"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "sapcontact/sim/stepping/scene_collision.h"
+#include "sapcontact/solver/rigid_qp/rigid_qp_solver.h"
+
+namespace sapcontact {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+Matrix3 Skew(const Vector3& p) {
+  Matrix3 S;
+  S << 0, -p(2), p(1), p(2), 0, -p(0), -p(1), p(0), 0;
+  return S;
+}
+
+// World-frame inertia R I_body R'.
+Matrix3 WorldInertia(const Body& body, const Pose& pose) {
+  const Matrix3 R = pose.rotation();
+  return R * body.inertia * R.transpose();
+}
+
+// 3 x 6 Jacobian of the velocity of the world point at offset r from the
+// centre of mass, v + w x r = v - [r]x w, in the contact frame whose rows
+// are (n, t1, t2).
+Eigen::MatrixXd PointJacobian(const Matrix3& frame_rows, const Vector3& r) {
+  Eigen::MatrixXd J(3, 6);
+  J.leftCols<3>() = frame_rows;
+  J.rightCols<3>() = -frame_rows * Skew(r);
+  return J;
+}
+
+// Torque-free angular velocity after dt: the explicit gyroscopic step
+// w - dt I^-1 (w x I w) (I the world inertia at the start of the step),
+// rescaled to the kinetic energy 1/2 w'Iw it started with. The explicit step
+// alone adds 1/2 dt^2 |I^-1 (w x I w)|_I^2 > 0 to the energy every step (its
+// first-order change w . (w x I w) vanishes), so a body tumbling freely
+// about a non-principal axis would gain energy without bound; torque-free
+// motion conserves it exactly, and the rotation of I during the position
+// update leaves 1/2 w'Iw unchanged. The rescaling is 1 + O(dt^2).
+Vector3 FreeRotation(const Matrix3& I, const Vector3& w, double dt) {
+  const Vector3 Iw = I * w;
+  const Vector3 gyro = w.cross(Iw);
+  if (gyro.squaredNorm() == 0.0) return w;  // principal axis or at rest
+  const Vector3 w_next = w - dt * I.ldlt().solve(gyro);
+  const double e0 = w.dot(Iw), e1 = w_next.dot(I * w_next);
+  return e1 > 0.0 ? Vector3(w_next * std::sqrt(e0 / e1)) : w_next;
+}
+
+}  // namespace
+
+SapSolverParameters MakeSapParameters(const SolverSettings& s) {
+  SapSolverParameters p;
+  p.regularization.near_rigid_threshold = s.near_rigid_threshold;
+  p.regularization.friction_regularization = s.friction_regularization;
+  p.rel_tolerance = s.rel_tolerance;
+  p.abs_tolerance = s.abs_tolerance;
+  p.max_iterations = s.max_iterations;
+  p.line_search = s.line_search == LineSearchMethod::kExact
+                      ? LineSearchType::kExact
+                      : LineSearchType::kBacktracking;
+  switch (s.linear_solver) {
+    case LinearSolverKind::kAuto:
+      p.linear_solver = LinearSolverType::kAuto;
+      break;
+    case LinearSolverKind::kDense:
+      p.linear_solver = LinearSolverType::kDense;
+      break;
+    case LinearSolverKind::kCholmod:
+      p.linear_solver = LinearSolverType::kCholmod;
+      break;
+  }
+  return p;
+}
+
+TimeStepper::TimeStepper(const Scene& scene)
+    : scene_(scene),
+      collision_(MakeCollisionDetector(scene)),
+      sap_(MakeSapParameters(scene.solver)) {
+  const int nb = static_cast<int>(scene_.bodies.size());
+  state_.resize(nb);
+  tree_of_body_.assign(nb, -1);
+  for (int b = 0; b < nb; ++b) {
+    const Body& body = scene_.bodies[b];
+    state_[b].pose = body.pose;
+    state_[b].velocity = body.velocity;
+    state_[b].angular_velocity = body.angular_velocity;
+    if (!body.fixed) {
+      tree_of_body_[b] = static_cast<int>(body_of_tree_.size());
+      body_of_tree_.push_back(b);
+    }
+  }
+  problem_.time_step = scene_.time_step;
+  problem_.trees.resize(body_of_tree_.size());
+  for (size_t t = 0; t < body_of_tree_.size(); ++t) {
+    problem_.trees[t].A = Eigen::MatrixXd::Zero(6, 6);
+    problem_.trees[t].v_star.resize(6);
+    problem_.trees[t].name = scene_.bodies[body_of_tree_[t]].name;
+  }
+  guess_.resize(6 * body_of_tree_.size());
+  poses_.resize(nb);
+  motion_bounds_.resize(nb);
+}
+
+double TimeStepper::KineticEnergy() const {
+  double e = 0.0;
+  for (size_t b = 0; b < state_.size(); ++b) {
+    const Body& body = scene_.bodies[b];
+    if (body.fixed) continue;
+    const BodyState& s = state_[b];
+    e += 0.5 * body.mass * s.velocity.squaredNorm() +
+         0.5 * s.angular_velocity.dot(WorldInertia(body, s.pose) *
+                                      s.angular_velocity);
+  }
+  return e;
+}
+
+double TimeStepper::PotentialEnergy() const {
+  double e = 0.0;
+  for (size_t b = 0; b < state_.size(); ++b) {
+    const Body& body = scene_.bodies[b];
+    if (body.fixed) continue;
+    e -= body.mass * scene_.gravity.dot(state_[b].pose.position);
+  }
+  return e;
+}
+
+void TimeStepper::BuildProblem() {
+  const double dt = scene_.time_step;
+  // Trees: A = diag(m I, I_world), v* with gravity and gyroscopic terms.
+  for (size_t t = 0; t < body_of_tree_.size(); ++t) {
+    const int b = body_of_tree_[t];
+    const Body& body = scene_.bodies[b];
+    const BodyState& s = state_[b];
+    const Matrix3 I = WorldInertia(body, s.pose);
+    Tree& tree = problem_.trees[t];
+    tree.A.topLeftCorner<3, 3>() = body.mass * Matrix3::Identity();
+    tree.A.bottomRightCorner<3, 3>() = 0.5 * (I + I.transpose());
+    tree.v_star.head<3>() = s.velocity + dt * scene_.gravity;
+    tree.v_star.tail<3>() = FreeRotation(I, s.angular_velocity, dt);
+    guess_.segment<3>(6 * t) = s.velocity;
+    guess_.segment<3>(6 * t + 3) = s.angular_velocity;
+  }
+  // Contacts: v_c = R (v_B + w_B x r_B - v_A - w_A x r_A).
+  problem_.contacts.resize(contacts_.size());
+  for (size_t k = 0; k < contacts_.size(); ++k) {
+    const ContactPoint& cp = contacts_[k];
+    const Matrix3 rows = ContactFrameRows(cp.normal);
+    Contact& c = problem_.contacts[k];
+    const int tree_b = tree_of_body_[cp.body_b];
+    const int tree_a = tree_of_body_[cp.body_a];
+    const Vector3 r_b = cp.position - state_[cp.body_b].pose.position;
+    if (tree_a < 0) {
+      c.first = {tree_b, PointJacobian(rows, r_b)};
+      c.second.reset();
+    } else {
+      const Vector3 r_a = cp.position - state_[cp.body_a].pose.position;
+      c.first = {tree_a, -PointJacobian(rows, r_a)};
+      c.second = ContactJacobianBlock{tree_b, PointJacobian(rows, r_b)};
+    }
+    c.phi0 = cp.phi;
+    c.parameters = scene_.PairParameters(cp.body_a, cp.body_b);
+  }
+}
+
+StepInfo TimeStepper::Step() {
+  StepInfo info;
+  const double dt = scene_.time_step;
+  // 1. Collision at the start of the step.
+  auto t0 = Clock::now();
+  for (size_t b = 0; b < state_.size(); ++b) {
+    poses_[b] = state_[b].pose;
+    const BodyState& s = state_[b];
+    motion_bounds_[b] = scene_.bodies[b].fixed
+                            ? 0.0
+                            : MotionBound(scene_.bodies[b].shape,
+                                          s.velocity + dt * scene_.gravity,
+                                          s.angular_velocity, dt);
+  }
+  CollisionOptions options;
+  options.margin = scene_.collision.margin;
+  contacts_ = collision_.FindContacts(poses_, options, motion_bounds_);
+  info.collision_time = Seconds(t0);
+  info.contacts = static_cast<int>(contacts_.size());
+  for (const ContactPoint& cp : contacts_) {
+    info.max_penetration = std::max(info.max_penetration, -cp.phi);
+  }
+
+  // 2-3. Free motion and the contact problem.
+  t0 = Clock::now();
+  BuildProblem();
+  Eigen::VectorXd v_next;
+  if (scene_.solver.model == SolverModel::kSap) {
+    sap_results_ = sap_.Solve(problem_, &guess_);
+    const SapSolverResults& r = sap_results_;
+    info.newton_iterations = r.statistics.newton_iterations;
+    info.failed = !r.converged();
+    if (info.failed) info.failure = r.message;
+    v_next = r.v;
+    impulses_ = r.gamma;
+    for (size_t k = 0; k < contacts_.size(); ++k) {
+      const double phi = contacts_[k].phi;
+      if (phi >= 0) continue;
+      const double tau = problem_.contacts[k].parameters.dissipation_time_scale;
+      const double k_eff = 1.0 / (dt * (dt + tau) * r.R_n(k));
+      info.elastic_energy += 0.5 * k_eff * phi * phi;
+    }
+  } else {
+    RigidQpResult r = SolveRigidContactQp(problem_);
+    info.newton_iterations = r.iterations;
+    // Reduced accuracy (residuals below 1e-6) is a usable solution; the
+    // iteration limit leaves usable impulses (in the cones, not optimal), a
+    // failed step; after a numerical error or an infeasibility report the
+    // impulses must not be used: the step keeps the old velocities.
+    info.failed = r.status != RigidQpStatus::kSolved &&
+                  r.status != RigidQpStatus::kSolvedReducedAccuracy;
+    if (info.failed) {
+      info.failure = std::string(ToString(r.status)) + ": " + r.reason;
+    }
+    const bool usable = r.status == RigidQpStatus::kSolved ||
+                        r.status == RigidQpStatus::kSolvedReducedAccuracy ||
+                        r.status == RigidQpStatus::kMaxIterations;
+    if (usable && r.velocities.size() == guess_.size() &&
+        r.velocities.allFinite()) {
+      v_next = r.velocities;
+      impulses_ = r.impulses;
+    } else {
+      v_next = guess_;
+      impulses_.setZero(3 * problem_.contacts.size());
+    }
+  }
+  info.solver_time = Seconds(t0);
+
+  // 4. Integrate positions with the new velocities.
+  for (size_t t = 0; t < body_of_tree_.size(); ++t) {
+    BodyState& s = state_[body_of_tree_[t]];
+    s.velocity = v_next.segment<3>(6 * t);
+    s.angular_velocity = v_next.segment<3>(6 * t + 3);
+    s.pose.position += dt * s.velocity;
+    const double angle = s.angular_velocity.norm() * dt;
+    if (angle > 0) {
+      const Eigen::Quaterniond dq(
+          Eigen::AngleAxisd(angle, s.angular_velocity.normalized()));
+      s.pose.orientation = dq * s.pose.orientation;
+    }
+    s.pose.orientation.normalize();
+  }
+  time_ += dt;
+  ++steps_;
+  return info;
+}
+
+}  // namespace sapcontact

@@ -1,0 +1,127 @@
+// Cholesky factorizations of the SAP Newton Hessian H = A + J' G J (SAP paper
+// §IV: the Newton iteration and "Problem Sparsity"; H is symmetric positive
+// definite when every A_t is). Two implementations share this interface:
+//   - dense: Eigen::LLT on the assembled dense matrix (small problems);
+//   - CHOLMOD: supernodal LL' on the block-sparse lower triangle, with the
+//     symbolic analysis done once per block pattern and reused for every
+//     Newton iteration and time step while the pattern is unchanged.
+// Neither is thread-safe: SolveInPlace() is const but uses workspace owned by
+// the object.
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "sapcontact/solver/linear_algebra/block_sparse_symmetric_matrix.h"
+
+namespace sapcontact {
+
+/// Which factorization to use. kAuto picks by size (MakeHessianFactorization).
+enum class LinearSolverType { kAuto, kDense, kCholmod };
+
+/// "auto", "dense" or "cholmod".
+inline const char* ToString(LinearSolverType type) {
+  switch (type) {
+    case LinearSolverType::kAuto:
+      return "auto";
+    case LinearSolverType::kDense:
+      return "dense";
+    case LinearSolverType::kCholmod:
+      return "cholmod";
+  }
+  return "unknown";
+}
+
+/// Counters accumulated over the lifetime of one factorization object.
+struct FactorizationStatistics {
+  /// CHOLMOD analyses (fill-reducing ordering + symbolic factorization)
+  /// performed (always 0 for dense).
+  int symbolic_analyses{0};
+  /// Numeric factorizations attempted (successful or not).
+  int numeric_factorizations{0};
+  /// Numeric factorizations that failed because H is not numerically
+  /// positive definite.
+  int failed_factorizations{0};
+  /// Pattern changes that only renumbered the off-diagonal blocks (same set
+  /// of blocks, different order): the value map was rebuilt but the symbolic
+  /// analysis was reused (always 0 for dense).
+  int block_renumberings{0};
+  /// Entries stored in the factor L of the current pattern (dense: n(n+1)/2;
+  /// CHOLMOD: the analysis' nnz(L), supernodal padding included).
+  long long factor_nonzeros{0};
+};
+
+/// A Cholesky factorization H = L L' of a BlockSparseSymmetricMatrix.
+class HessianFactorization {
+ public:
+  virtual ~HessianFactorization() = default;
+
+  /// Factors H (symmetric; only the lower triangle of each diagonal block is
+  /// read). Returns false if H is not numerically positive definite (a pivot
+  /// <= 0), in which case the object holds no valid factorization until the
+  /// next successful Factor(). CHOLMOD: performs the symbolic analysis only
+  /// when H.pattern() differs from the last analysed one. Throws
+  /// std::invalid_argument (naming the block) if a block was resized or holds
+  /// a NaN/infinite entry, std::runtime_error if the library fails otherwise
+  /// (e.g. out of memory).
+  virtual bool Factor(const BlockSparseSymmetricMatrix& H) = 0;
+
+  /// Solves H x = b in place (b <- x) with the last successful factorization.
+  /// Throws std::logic_error if there is none, std::invalid_argument if b is
+  /// null or b->size() differs from the factored size.
+  virtual void SolveInPlace(Eigen::VectorXd* b) const = 0;
+
+  /// Estimate of the reciprocal condition number 1 / cond(H) of the last
+  /// factored H, in (0, 1]; 0 if there is no valid factorization. Dense:
+  /// Eigen's LLT::rcond(), an estimate of 1 / (||H||_1 ||H^-1||_1) (LAPACK
+  /// style, O(n^2) per call); it is within a factor n of the 2-norm value.
+  /// CHOLMOD: cholmod_rcond, (min diag L / max diag L)^2, O(n); it is never
+  /// smaller than the true 2-norm value (pivots lie in [lambda_min,
+  /// lambda_max]), exact for diagonal H, and can overestimate a lot.
+  virtual double ReciprocalConditionEstimate() const = 0;
+
+  virtual const FactorizationStatistics& statistics() const = 0;
+  /// kDense or kCholmod (never kAuto).
+  virtual LinearSolverType type() const = 0;
+
+  /// True after a successful Factor() (until a failed one).
+  virtual bool is_factored() const = 0;
+  /// Size n of the last matrix passed to Factor() (0 before the first).
+  virtual int size() const = 0;
+};
+
+/// Eigen::LLT on the dense assembled matrix
+/// (solver/linear_algebra/dense_hessian_factorization.h).
+std::unique_ptr<HessianFactorization> MakeDenseHessianFactorization();
+/// CHOLMOD supernodal LL'
+/// (solver/linear_algebra/cholmod_hessian_factorization.h).
+std::unique_ptr<HessianFactorization> MakeCholmodHessianFactorization();
+
+/// kAuto: dense when the total size is <= dense_size_threshold, else CHOLMOD.
+/// Throws std::invalid_argument if size < 0 or dense_size_threshold < 0.
+inline std::unique_ptr<HessianFactorization> MakeHessianFactorization(
+    LinearSolverType type, int size, int dense_size_threshold = 100) {
+  if (size < 0) {
+    throw std::invalid_argument("MakeHessianFactorization: size is " +
+                                std::to_string(size) + " (must be >= 0)");
+  }
+  if (dense_size_threshold < 0) {
+    throw std::invalid_argument(
+        "MakeHessianFactorization: dense_size_threshold is " +
+        std::to_string(dense_size_threshold) + " (must be >= 0)");
+  }
+  switch (type) {
+    case LinearSolverType::kDense:
+      return MakeDenseHessianFactorization();
+    case LinearSolverType::kCholmod:
+      return MakeCholmodHessianFactorization();
+    case LinearSolverType::kAuto:
+      break;
+  }
+  return size <= dense_size_threshold ? MakeDenseHessianFactorization()
+                                      : MakeCholmodHessianFactorization();
+}
+
+}  // namespace sapcontact

@@ -1,0 +1,231 @@
+#include "sapcontact/solver/sap/sap_model.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+namespace sapcontact {
+
+SapModel::SapModel(const SapProblem& problem,
+                   const RegularizationParameters& reg)
+    : problem_(&problem) {
+  const int nt = static_cast<int>(problem.trees.size());
+  // Participating trees, in problem order.
+  std::vector<char> touched(nt, 0);
+  for (const Contact& c : problem.contacts) {
+    touched[c.first.tree] = 1;
+    if (c.second) touched[c.second->tree] = 1;
+  }
+  participating_.assign(nt, -1);
+  for (int t = 0; t < nt; ++t) {
+    if (!touched[t]) continue;
+    participating_[t] = static_cast<int>(tree_of_.size());
+    tree_of_.push_back(t);
+    offsets_.push_back(num_velocities_);
+    const int n = static_cast<int>(problem.trees[t].A.rows());
+    sizes_.push_back(n);
+    num_velocities_ += n;
+  }
+  v_star_.resize(num_velocities_);
+  D_.resize(num_velocities_);
+  // A_t^-1 of each participating tree, once per step (for the Delassus
+  // estimates); the Cholesky factorization also checks A_t is SPD.
+  std::vector<Eigen::MatrixXd> A_inv(tree_of_.size());
+  for (int p = 0; p < num_trees(); ++p) {
+    const Tree& tree = problem.trees[tree_of_[p]];
+    v_star_.segment(offsets_[p], sizes_[p]) = tree.v_star;
+    D_.segment(offsets_[p], sizes_[p]) =
+        tree.A.diagonal().cwiseSqrt().cwiseInverse();
+    const Eigen::LLT<Eigen::MatrixXd> llt(tree.A);
+    if (llt.info() != Eigen::Success) {
+      const int t = tree_of_[p];
+      throw std::invalid_argument(
+          "tree " + std::to_string(t) +
+          (tree.name.empty() ? std::string() : " ('" + tree.name + "')") +
+          ": matrix A is not positive definite");
+    }
+    A_inv[p] = llt.solve(Eigen::MatrixXd::Identity(sizes_[p], sizes_[p]));
+  }
+
+  // Contacts: Delassus estimate, regularization; patches by tree pair.
+  std::map<std::pair<int, int>, int> patch_of_pair;
+  const int nc = static_cast<int>(problem.contacts.size());
+  contacts_.resize(nc);
+  for (int k = 0; k < nc; ++k) {
+    const Contact& c = problem.contacts[k];
+    ModelContact& m = contacts_[k];
+    m.tree_a = participating_[c.first.tree];
+    m.J_a = &c.first.J;
+    Matrix3 W = c.first.J.lazyProduct(A_inv[m.tree_a])
+                    .lazyProduct(c.first.J.transpose());
+    if (c.second) {
+      m.tree_b = participating_[c.second->tree];
+      m.J_b = &c.second->J;
+      W += c.second->J.lazyProduct(A_inv[m.tree_b])
+               .lazyProduct(c.second->J.transpose());
+    }
+    m.w = DelassusDiagonalEstimate(W);
+    try {
+      m.constraint = ContactConstraint(
+          ComputeRegularization(c.parameters, reg, problem.time_step, m.w,
+                                c.phi0),
+          reg.soft_norm_tolerance);
+    } catch (const std::invalid_argument& e) {
+      // Name the contact only on failure (no string work per contact).
+      throw std::invalid_argument(
+          "contact " + std::to_string(k) +
+          (c.name.empty() ? std::string() : " ('" + c.name + "')") + ": " +
+          e.what());
+    }
+
+    const int i = std::max(m.tree_a, m.tree_b);
+    const int j = m.tree_b < 0 ? -1 : std::min(m.tree_a, m.tree_b);
+    auto [it, inserted] =
+        patch_of_pair.try_emplace({i, j}, static_cast<int>(patches_.size()));
+    if (inserted) {
+      Patch patch;
+      patch.tree_i = i;
+      patch.tree_j = j;
+      patches_.push_back(patch);
+    }
+    patches_[it->second].contacts.push_back(k);
+  }
+
+  // Hessian pattern: one off-diagonal block per two-tree patch.
+  std::vector<std::pair<int, int>> off_diagonal;
+  for (Patch& patch : patches_) {
+    if (patch.tree_j < 0) continue;
+    patch.off_diagonal_block = static_cast<int>(off_diagonal.size());
+    off_diagonal.emplace_back(patch.tree_i, patch.tree_j);
+  }
+  pattern_ = BlockSparsityPattern(sizes_, std::move(off_diagonal));
+  GJ_.resize(num_trees());
+  for (int p = 0; p < num_trees(); ++p) GJ_[p].resize(3, sizes_[p]);
+}
+
+void SapModel::Gather(const Eigen::VectorXd& v_full, Eigen::VectorXd* v) const {
+  v->resize(num_velocities_);
+  const std::vector<int> full_offsets = problem_->TreeOffsets();
+  for (int p = 0; p < num_trees(); ++p) {
+    v->segment(offsets_[p], sizes_[p]) =
+        v_full.segment(full_offsets[tree_of_[p]], sizes_[p]);
+  }
+}
+
+void SapModel::Scatter(const Eigen::VectorXd& v,
+                       Eigen::VectorXd* v_full) const {
+  const std::vector<int> full_offsets = problem_->TreeOffsets();
+  for (int p = 0; p < num_trees(); ++p) {
+    v_full->segment(full_offsets[tree_of_[p]], sizes_[p]) =
+        v.segment(offsets_[p], sizes_[p]);
+  }
+}
+
+void SapModel::MultiplyA(const Eigen::VectorXd& x, Eigen::VectorXd* y) const {
+  y->resize(num_velocities_);
+  for (int p = 0; p < num_trees(); ++p) {
+    y->segment(offsets_[p], sizes_[p]).noalias() =
+        problem_->trees[tree_of_[p]].A * x.segment(offsets_[p], sizes_[p]);
+  }
+}
+
+void SapModel::MultiplyJ(const Eigen::VectorXd& v, Eigen::VectorXd* v_c) const {
+  v_c->resize(3 * num_contacts());
+  for (int k = 0; k < num_contacts(); ++k) {
+    const ModelContact& m = contacts_[k];
+    auto vc = v_c->segment<3>(3 * k);
+    vc.noalias() =
+        m.J_a->lazyProduct(v.segment(offsets_[m.tree_a], sizes_[m.tree_a]));
+    if (m.J_b) {
+      vc.noalias() +=
+          m.J_b->lazyProduct(v.segment(offsets_[m.tree_b], sizes_[m.tree_b]));
+    }
+  }
+}
+
+void SapModel::MultiplyJTranspose(const Eigen::VectorXd& gamma,
+                                  Eigen::VectorXd* out) const {
+  out->setZero(num_velocities_);
+  for (int k = 0; k < num_contacts(); ++k) {
+    const ModelContact& m = contacts_[k];
+    const auto g = gamma.segment<3>(3 * k);
+    out->segment(offsets_[m.tree_a], sizes_[m.tree_a]).noalias() +=
+        m.J_a->transpose().lazyProduct(g);
+    if (m.J_b) {
+      out->segment(offsets_[m.tree_b], sizes_[m.tree_b]).noalias() +=
+          m.J_b->transpose().lazyProduct(g);
+    }
+  }
+}
+
+double SapModel::EvaluateConstraints(const Eigen::VectorXd& v_c,
+                                     Eigen::VectorXd* gamma,
+                                     std::vector<Matrix3>* G) const {
+  gamma->resize(3 * num_contacts());
+  if (G) G->resize(num_contacts());
+  double cost = 0.0;
+  ContactConstraintState s;
+  for (int k = 0; k < num_contacts(); ++k) {
+    contacts_[k].constraint.Evaluate(v_c.segment<3>(3 * k), G != nullptr, &s);
+    gamma->segment<3>(3 * k) = s.gamma;
+    if (G) (*G)[k] = s.G;
+    cost += s.cost;
+  }
+  return cost;
+}
+
+namespace {
+
+// block += Ji' G Jj for 3 x n Jacobian blocks. Free bodies (n = 6) take a
+// fixed-size path that Eigen vectorizes; other sizes a lazy product (these
+// blocks are tiny, and Eigen's general GEMM path costs more than the flops).
+void AddJtGJ(const Eigen::MatrixXd& Ji, const Matrix3& G,
+             const Eigen::MatrixXd& Jj, Eigen::MatrixXd* GJ_workspace,
+             Eigen::MatrixXd* block) {
+  if (Ji.cols() == 6 && Jj.cols() == 6) {
+    using M36 = Eigen::Matrix<double, 3, 6>;
+    const Eigen::Map<const M36> a(Ji.data()), b(Jj.data());
+    Eigen::Map<Eigen::Matrix<double, 6, 6>> out(block->data());
+    const M36 Gb = G * b;
+    out.noalias() += a.transpose() * Gb;
+    return;
+  }
+  GJ_workspace->noalias() = G.lazyProduct(Jj);
+  block->noalias() += Ji.transpose().lazyProduct(*GJ_workspace);
+}
+
+}  // namespace
+
+void SapModel::AssembleHessian(const std::vector<Matrix3>& G,
+                               BlockSparseSymmetricMatrix* H) const {
+  for (int p = 0; p < num_trees(); ++p) {
+    H->diagonal_block(p) = problem_->trees[tree_of_[p]].A;
+  }
+  for (const Patch& patch : patches_) {
+    Eigen::MatrixXd* off =
+        patch.off_diagonal_block >= 0
+            ? &H->off_diagonal_block(patch.off_diagonal_block)
+            : nullptr;
+    if (off) off->setZero();
+    for (int k : patch.contacts) {
+      const ModelContact& m = contacts_[k];
+      // J' G J restricted to this contact's trees: diagonal blocks
+      // J_a' G J_a (+ J_b' G J_b) and the coupling block (i, j), i > j,
+      // J_i' G J_j.
+      AddJtGJ(*m.J_a, G[k], *m.J_a, &GJ_[m.tree_a],
+              &H->diagonal_block(m.tree_a));
+      if (m.J_b) {
+        AddJtGJ(*m.J_b, G[k], *m.J_b, &GJ_[m.tree_b],
+                &H->diagonal_block(m.tree_b));
+        if (m.tree_a > m.tree_b) {
+          AddJtGJ(*m.J_a, G[k], *m.J_b, &GJ_[m.tree_b], off);
+        } else {
+          AddJtGJ(*m.J_b, G[k], *m.J_a, &GJ_[m.tree_a], off);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace sapcontact

@@ -1,0 +1,103 @@
+// The SAP model of one time step (SAP paper §IV-V; docs/theory.md §2-5): built
+// once from the user's SapProblem, it holds the participating trees (those
+// touched by a contact), the contacts grouped into patches, each contact's
+// regularization (R, v_hat from its Delassus estimate) and the block
+// sparsity pattern of the Hessian. The solver iterates on it. It references
+// the problem's matrices, so the problem must outlive it. Ordering and signs:
+// contact_model/conventions.h.
+#pragma once
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+#include <vector>
+
+#include "sapcontact/contact_model/contact_constraint.h"
+#include "sapcontact/solver/linear_algebra/block_sparse_symmetric_matrix.h"
+#include "sapcontact/solver/sap/sap_problem.h"
+
+namespace sapcontact {
+
+class SapModel {
+ public:
+  /// One contact in model form.
+  struct ModelContact {
+    int tree_a{-1};  ///< participating index of the first tree
+    int tree_b{-1};  ///< participating index of the second tree, or -1
+    const Eigen::MatrixXd* J_a{nullptr};  ///< 3 x n_a block
+    const Eigen::MatrixXd* J_b{nullptr};  ///< 3 x n_b block, or null
+    double w{0.0};                        ///< Delassus estimate [1/kg]
+    ContactConstraint constraint;
+  };
+  /// Contacts between the same pair of trees (SAP paper §IV-D), an edge of the
+  /// tree graph (or a self-loop for contacts against the world).
+  struct Patch {
+    int tree_i{-1};  ///< the larger participating index
+    int tree_j{-1};  ///< the smaller one, or -1 for a single-tree patch
+    /// Index of block (tree_i, tree_j) in the Hessian pattern's off-diagonal
+    /// list, or -1.
+    int off_diagonal_block{-1};
+    std::vector<int> contacts;
+  };
+
+  /// Builds the model. The problem must have been validated (Validate(),
+  /// possibly without its positive-definiteness test: the model factors each
+  /// tree and throws std::invalid_argument naming a tree that is not SPD).
+  /// Delassus estimate: W_kk = sum_t J_kt A_t^-1 J_kt' with the FULL tree
+  /// block A_t^-1 (via its Cholesky factor), not Drake's diagonal
+  /// approximation: exact for free bodies, whose 6x6 A_t couples nothing
+  /// anyway, and affordable since A_t is factored once per step and each
+  /// contact costs three triangular solves of size n_t.
+  /// @throws std::invalid_argument from ComputeRegularization (e.g. k = inf
+  ///         with beta = 0), naming the contact.
+  SapModel(const SapProblem& problem, const RegularizationParameters& reg);
+
+  int num_trees() const { return static_cast<int>(tree_of_.size()); }
+  int num_velocities() const { return num_velocities_; }
+  int num_contacts() const { return static_cast<int>(contacts_.size()); }
+  const std::vector<ModelContact>& contacts() const { return contacts_; }
+  const std::vector<Patch>& patches() const { return patches_; }
+  const BlockSparsityPattern& pattern() const { return pattern_; }
+  /// Original tree index of participating tree p, its offset and size in the
+  /// participating velocity vector.
+  int original_tree(int p) const { return tree_of_[p]; }
+  int offset(int p) const { return offsets_[p]; }
+  int size(int p) const { return sizes_[p]; }
+  /// Participating index of an original tree, or -1.
+  int participating_index(int t) const { return participating_[t]; }
+
+  /// v* of the participating trees, and D = diag(A)^-1/2.
+  const Eigen::VectorXd& v_star() const { return v_star_; }
+  const Eigen::VectorXd& scaling() const { return D_; }
+
+  /// Participating part of a full (all trees) velocity vector, and back.
+  void Gather(const Eigen::VectorXd& v_full, Eigen::VectorXd* v) const;
+  void Scatter(const Eigen::VectorXd& v, Eigen::VectorXd* v_full) const;
+
+  /// y = A x (block diagonal).
+  void MultiplyA(const Eigen::VectorXd& x, Eigen::VectorXd* y) const;
+  /// v_c = J v (3 per contact).
+  void MultiplyJ(const Eigen::VectorXd& v, Eigen::VectorXd* v_c) const;
+  /// out = J' gamma.
+  void MultiplyJTranspose(const Eigen::VectorXd& gamma,
+                          Eigen::VectorXd* out) const;
+  /// Evaluates every constraint at v_c: impulses gamma, Hessian blocks G (if
+  /// not null) and the total constraint cost sum_k l_k [J].
+  double EvaluateConstraints(const Eigen::VectorXd& v_c, Eigen::VectorXd* gamma,
+                             std::vector<Matrix3>* G) const;
+  /// H = A + J' G J, written into H (which must have pattern()).
+  void AssembleHessian(const std::vector<Matrix3>& G,
+                       BlockSparseSymmetricMatrix* H) const;
+
+ private:
+  const SapProblem* problem_;
+  std::vector<int> tree_of_, offsets_, sizes_, participating_;
+  int num_velocities_{0};
+  std::vector<ModelContact> contacts_;
+  std::vector<Patch> patches_;
+  BlockSparsityPattern pattern_;
+  Eigen::VectorXd v_star_, D_;
+  // Workspace for the Hessian assembly (3 x n_t per tree size).
+  mutable std::vector<Eigen::MatrixXd> GJ_;
+};
+
+}  // namespace sapcontact

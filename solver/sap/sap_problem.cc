@@ -1,0 +1,161 @@
+#include "sapcontact/solver/sap/sap_problem.h"
+
+#include <Eigen/Cholesky>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace sapcontact {
+namespace {
+
+std::string TreeLabel(const SapProblem& p, int t) {
+  std::ostringstream os;
+  os << "tree " << t;
+  if (!p.trees[t].name.empty()) os << " ('" << p.trees[t].name << "')";
+  return os.str();
+}
+
+std::string ContactLabel(const SapProblem& p, int k) {
+  std::ostringstream os;
+  os << "contact " << k;
+  if (!p.contacts[k].name.empty()) os << " ('" << p.contacts[k].name << "')";
+  return os.str();
+}
+
+[[noreturn]] void Throw(const std::string& what) {
+  throw std::invalid_argument(what);
+}
+
+void ValidateBlock(const SapProblem& p, int k, const ContactJacobianBlock& b,
+                   const char* which) {
+  // The checks are cheap; the message is built only on failure.
+  const int nt = static_cast<int>(p.trees.size());
+  const bool tree_ok = b.tree >= 0 && b.tree < nt;
+  const int n = tree_ok ? static_cast<int>(p.trees[b.tree].A.rows()) : 0;
+  const bool shape_ok = tree_ok && b.J.rows() == 3 && b.J.cols() == n;
+  if (shape_ok && b.J.allFinite()) return;
+  std::ostringstream os;
+  os << ContactLabel(p, k) << ": " << which << " Jacobian block ";
+  if (!tree_ok) {
+    os << "names tree " << b.tree << ", which does not exist (" << nt
+       << " trees)";
+  } else if (!shape_ok) {
+    os << "is " << b.J.rows() << " x " << b.J.cols() << ", expected 3 x " << n
+       << " for " << TreeLabel(p, b.tree);
+  } else {
+    os << "has non-finite entries";
+  }
+  Throw(os.str());
+}
+
+}  // namespace
+
+int SapProblem::num_velocities() const {
+  int n = 0;
+  for (const Tree& t : trees) n += static_cast<int>(t.A.rows());
+  return n;
+}
+
+std::vector<int> SapProblem::TreeOffsets() const {
+  std::vector<int> offsets(trees.size());
+  int n = 0;
+  for (size_t t = 0; t < trees.size(); ++t) {
+    offsets[t] = n;
+    n += static_cast<int>(trees[t].A.rows());
+  }
+  return offsets;
+}
+
+void Validate(const SapProblem& p, bool check_positive_definite) {
+  ValidateTimeStep(p.time_step, "problem");
+  for (int t = 0; t < static_cast<int>(p.trees.size()); ++t) {
+    const Tree& tree = p.trees[t];
+    const auto label = [&] { return TreeLabel(p, t); };
+    if (tree.A.rows() == 0 || tree.A.rows() != tree.A.cols()) {
+      Throw(label() + ": matrix A is " + std::to_string(tree.A.rows()) + " x " +
+            std::to_string(tree.A.cols()) + ", expected square and non-empty");
+    }
+    if (!tree.A.allFinite())
+      Throw(label() + ": matrix A has non-finite entries");
+    if (tree.v_star.size() != tree.A.rows()) {
+      Throw(label() + ": v_star has size " +
+            std::to_string(tree.v_star.size()) + ", expected " +
+            std::to_string(tree.A.rows()));
+    }
+    if (!tree.v_star.allFinite()) {
+      Throw(label() + ": v_star has non-finite entries");
+    }
+    const double asym = (tree.A - tree.A.transpose()).norm();  // n_t^2, tiny
+    if (asym > 1e-10 * tree.A.norm()) {
+      std::ostringstream os;
+      os << label() << ": matrix A is not symmetric (||A - A'||_F / ||A||_F = "
+         << asym / tree.A.norm() << ")";
+      Throw(os.str());
+    }
+    if (check_positive_definite &&
+        Eigen::LLT<Eigen::MatrixXd>(tree.A).info() != Eigen::Success) {
+      Throw(label() + ": matrix A is not positive definite");
+    }
+  }
+  for (int k = 0; k < static_cast<int>(p.contacts.size()); ++k) {
+    const Contact& c = p.contacts[k];
+    ValidateBlock(p, k, c.first, "first");
+    if (c.second) {
+      ValidateBlock(p, k, *c.second, "second");
+      if (c.second->tree == c.first.tree) {
+        Throw(ContactLabel(p, k) + ": both Jacobian blocks name tree " +
+              std::to_string(c.first.tree) +
+              " (a single-tree contact has only the first block)");
+      }
+    }
+    if (!std::isfinite(c.phi0)) {  // (message built only on failure)
+      std::ostringstream os;
+      os << ContactLabel(p, k) << ": invalid phi0 = " << c.phi0
+         << " (must be finite)";
+      Throw(os.str());
+    }
+    try {
+      Validate(c.parameters);
+    } catch (const std::invalid_argument& e) {
+      Throw(ContactLabel(p, k) + ": " + e.what());
+    }
+  }
+}
+
+Eigen::MatrixXd DenseContactJacobian(const SapProblem& p) {
+  const std::vector<int> offsets = p.TreeOffsets();
+  Eigen::MatrixXd J =
+      Eigen::MatrixXd::Zero(3 * p.contacts.size(), p.num_velocities());
+  for (size_t k = 0; k < p.contacts.size(); ++k) {
+    const Contact& c = p.contacts[k];
+    J.block(3 * k, offsets[c.first.tree], 3, c.first.J.cols()) += c.first.J;
+    if (c.second) {
+      J.block(3 * k, offsets[c.second->tree], 3, c.second->J.cols()) +=
+          c.second->J;
+    }
+  }
+  return J;
+}
+
+Eigen::MatrixXd DenseA(const SapProblem& p) {
+  const int n = p.num_velocities();
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n);
+  int off = 0;
+  for (const Tree& t : p.trees) {
+    A.block(off, off, t.A.rows(), t.A.rows()) = t.A;
+    off += static_cast<int>(t.A.rows());
+  }
+  return A;
+}
+
+Eigen::VectorXd StackedVStar(const SapProblem& p) {
+  Eigen::VectorXd v(p.num_velocities());
+  int off = 0;
+  for (const Tree& t : p.trees) {
+    v.segment(off, t.v_star.size()) = t.v_star;
+    off += static_cast<int>(t.v_star.size());
+  }
+  return v;
+}
+
+}  // namespace sapcontact

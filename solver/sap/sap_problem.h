@@ -1,0 +1,87 @@
+// The problem a user hands to the solvers for one time step: trees with their
+// matrices and free-motion velocities, and contacts with their Jacobian
+// blocks and parameters. Ordering and signs of contact components:
+// contact_model/conventions.h.
+#pragma once
+
+#include <Eigen/Core>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sapcontact/contact_model/contact_parameters.h"
+
+namespace sapcontact {
+
+/// One kinematic tree (a free body is a tree of 6 DOFs; an articulated robot
+/// is one tree). Generalized velocities of all trees are stacked in the order
+/// of SapProblem::trees.
+struct Tree {
+  /// Dense symmetric positive definite n_t x n_t matrix A_t: the mass matrix,
+  /// possibly plus dt times the joint damping [kg, kg m, kg m^2 per DOF].
+  Eigen::MatrixXd A;
+  /// Free-motion velocity v*_t (n_t), the velocity the tree would have at the
+  /// end of the step without contact.
+  Eigen::VectorXd v_star;
+  /// Optional name used in error messages.
+  std::string name;
+};
+
+/// The Jacobian block of one contact with respect to one tree.
+struct ContactJacobianBlock {
+  /// Index of the tree in SapProblem::trees.
+  int tree{-1};
+  /// 3 x n_t block; rows ordered (n, t1, t2). The contact velocity is
+  /// v_c = sum over the contact's blocks of J v_tree (B relative to A).
+  Eigen::MatrixXd J;
+};
+
+/// One point contact acting on one tree (against the fixed world) or on two
+/// trees. Contacts between the same pair of trees form a patch (SAP paper
+/// §IV-D).
+struct Contact {
+  ContactJacobianBlock first;
+  /// The second tree, if the contact is between two trees (must differ from
+  /// first.tree).
+  std::optional<ContactJacobianBlock> second;
+  /// Signed distance at the start of the step [m] (negative: penetration).
+  double phi0{0.0};
+  /// Stiffness, dissipation time scale, friction.
+  ContactParameters parameters;
+  /// Optional name used in error messages.
+  std::string name;
+};
+
+/// One time step's contact problem.
+struct SapProblem {
+  /// Time step dt [s].
+  double time_step{1.0e-3};
+  std::vector<Tree> trees;
+  std::vector<Contact> contacts;
+
+  /// Total number of generalized velocities (sum of n_t).
+  int num_velocities() const;
+  /// Offset of tree t's velocities in the stacked vector.
+  std::vector<int> TreeOffsets() const;
+};
+
+/// Checks every input and throws std::invalid_argument naming the item (tree
+/// or contact index and name, field, sizes): non-positive or non-finite dt;
+/// a tree matrix that is not square, not symmetric (relative 1e-10), not
+/// positive definite or has non-finite entries; v* of the wrong size or
+/// non-finite; a contact naming a missing tree or the same tree twice, a
+/// Jacobian block that is not 3 x n_t or has non-finite entries, non-finite
+/// phi0, invalid contact parameters. With check_positive_definite = false
+/// the (O(n_t^3)) Cholesky test of each tree is skipped: for callers that
+/// factor the trees themselves and report failure (the SAP model does).
+void Validate(const SapProblem& problem, bool check_positive_definite = true);
+
+/// Assembles the dense contact Jacobian J (3 nc x nv) of the whole problem:
+/// for tests, small problems and independent checks.
+Eigen::MatrixXd DenseContactJacobian(const SapProblem& problem);
+
+/// Assembles the dense block-diagonal A (nv x nv) and the stacked v*.
+Eigen::MatrixXd DenseA(const SapProblem& problem);
+Eigen::VectorXd StackedVStar(const SapProblem& problem);
+
+}  // namespace sapcontact

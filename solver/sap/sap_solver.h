@@ -1,0 +1,78 @@
+// The SAP solver (SAP paper §IV, Algorithm 2; docs/theory.md §7): Newton's
+// method with an exact line search on the unconstrained convex problem of one
+// time step,
+//   min_v l(v) = 1/2 ||v - v*||_A^2 + sum_k l_k(J_k v),
+// gradient A (v - v*) - J' gamma, Hessian H = A + J' G J (block sparse over
+// the graph of trees and patches, factored with CHOLMOD or dense LLT).
+//
+// Typical use, one object per simulation so that the CHOLMOD symbolic
+// analysis is reused while the patch graph does not change:
+//   SapSolver solver(parameters);
+//   SapSolverResults r = solver.Solve(problem, &v_previous);
+//   if (!r.converged()) { ... r.status, r.message ... }
+#pragma once
+
+#include <memory>
+
+#include "sapcontact/solver/linear_algebra/hessian_factorization.h"
+#include "sapcontact/solver/sap/sap_model.h"
+#include "sapcontact/solver/sap/sap_problem.h"
+#include "sapcontact/solver/sap/sap_solver_parameters.h"
+#include "sapcontact/solver/sap/sap_solver_results.h"
+
+namespace sapcontact {
+
+class SapSolver {
+ public:
+  explicit SapSolver(const SapSolverParameters& parameters = {});
+  ~SapSolver();
+
+  const SapSolverParameters& parameters() const { return parameters_; }
+  /// @throws std::invalid_argument naming the field if out of range.
+  void set_parameters(const SapSolverParameters& parameters);
+
+  /// Solves one time step. `v_guess`, when given, is a full velocity vector
+  /// (all trees, problem order) to start Newton from (warm start, e.g. the
+  /// previous step's velocities); else v* is used.
+  /// @throws std::invalid_argument on invalid problem or guess (naming the
+  ///         item). Non-convergence is not an exception: see results.status.
+  SapSolverResults Solve(const SapProblem& problem,
+                         const Eigen::VectorXd* v_guess = nullptr);
+
+  /// CHOLMOD symbolic analyses over this object's lifetime.
+  int total_symbolic_analyses() const;
+
+ private:
+  // Exact line search (SAP paper §IV-B) or backtracking along dv from v;
+  // returns alpha and adds the iterations made to *iterations.
+  double LineSearch(const SapModel& model, double cost0, double dcost0,
+                    int* iterations);
+  void EnsureFactorization(int size);
+
+  SapSolverParameters parameters_;
+  std::unique_ptr<HessianFactorization> factorization_;
+  // Workspace reused across iterations and solves.
+  Eigen::VectorXd v_, dv_, r_, Ar_, Adv_, Av_, Avstar_, vc_, dvc_, gamma_, jtg_,
+      grad_;
+  Eigen::VectorXd vc_alpha_, gamma_alpha_;
+  std::vector<Matrix3> G_;
+  BlockSparseSymmetricMatrix H_;
+  // Line search coefficients: l_A(alpha) = lA0 + alpha a1 + alpha^2 a2 / 2.
+  double lA0_{0}, a1_{0}, a2_{0};
+  // sum_k |dvc_k' gamma_k| at alpha = 0: the scale of dl/dalpha's round-off.
+  double dvc_gamma0_{0};
+};
+
+/// Inverse dynamics (SAP paper §III-B, Eq. (23)): for given velocities v (all
+/// trees, problem order) the impulses gamma = P_F(y(J v)) that the SAP model
+/// associates with them, and J' gamma.
+struct InverseDynamicsResult {
+  Eigen::VectorXd v_c;                  ///< J v [m/s], 3 per contact
+  Eigen::VectorXd gamma;                ///< [N*s], 3 per contact
+  Eigen::VectorXd generalized_impulse;  ///< J' gamma, size of v
+};
+InverseDynamicsResult CalcInverseDynamics(const SapProblem& problem,
+                                          const RegularizationParameters& reg,
+                                          const Eigen::VectorXd& v);
+
+}  // namespace sapcontact

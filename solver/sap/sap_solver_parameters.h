@@ -1,0 +1,57 @@
+// Settings of the SAP Newton solver: a plain struct with documented defaults.
+#pragma once
+
+#include "sapcontact/contact_model/contact_parameters.h"
+#include "sapcontact/solver/linear_algebra/hessian_factorization.h"
+
+namespace sapcontact {
+
+/// Line search along the Newton direction.
+enum class LineSearchType {
+  /// Exact: the root of dl/dalpha by safeguarded Newton/bisection (rtsafe,
+  /// SAP paper §IV-B), to near machine precision.
+  kExact,
+  /// Backtracking with the Armijo sufficient-decrease condition.
+  kBacktracking,
+};
+
+struct SapSolverParameters {
+  /// beta, sigma and the soft-norm tolerance (defaults 1, 1e-3, 1e-8).
+  RegularizationParameters regularization;
+  /// Convergence: ||D grad|| <= abs_tolerance + rel_tolerance *
+  /// max(||D A v||, ||D J' gamma||), D = diag(A)^-1/2 (units of
+  /// sqrt(kg) m/s).
+  double abs_tolerance{1.0e-14};
+  double rel_tolerance{1.0e-6};
+  /// Cost stall: the iteration stops when the cost decrease of a Newton
+  /// iteration is below cost_stall_tolerance * cost (round-off level). It then
+  /// reports kConverged only if the scaled residual is below
+  /// stall_residual_tolerance (relative), else kStalled (a failure).
+  double cost_stall_tolerance{1.0e-14};
+  double stall_residual_tolerance{1.0e-3};
+  /// Maximum Newton iterations; more is reported as kMaxIterations.
+  int max_iterations{100};
+  LineSearchType line_search{LineSearchType::kExact};
+  /// Exact line search: search interval [0, max_step] and iteration limit.
+  double max_step{1.5};
+  int max_line_search_iterations{100};
+  /// Backtracking: Armijo constant c and reduction factor rho.
+  double armijo_c{1.0e-4};
+  double backtracking_rho{0.8};
+  /// Linear solver for the Newton system: kAuto picks dense Eigen LLT up to
+  /// dense_size_threshold participating DOFs, CHOLMOD above.
+  LinearSolverType linear_solver{LinearSolverType::kAuto};
+  int dense_size_threshold{100};
+  /// The Hessian is declared ill-conditioned (status kIllConditioned) when
+  /// the reciprocal condition estimate of its factorization falls below this:
+  /// round-off alone (eps * cond(H) > 2e-4) then leaves fewer than ~4
+  /// trustworthy digits in the impulses gamma = -R^-1 (v_c - v_hat). This
+  /// happens when contacts are stiffer than the near-rigid floor allows
+  /// (beta = 0 with k -> inf). 0 disables the check.
+  double min_reciprocal_condition{1.0e-12};
+};
+
+/// Throws std::invalid_argument naming the field if a setting is out of range.
+void Validate(const SapSolverParameters& p);
+
+}  // namespace sapcontact

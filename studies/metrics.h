@@ -1,0 +1,216 @@
+// Named metrics of a simulation run and the analytic estimates (docs/theory.md
+// §9, contact_model/regime_estimates.h) beside which parameter studies draw
+// them (issue 6). MetricsAccumulator is pure arithmetic on per-step samples
+// (StepSample), so the definitions can be checked on synthetic runs;
+// MetricsRecorder (studies/metrics_recorder.h) fills the samples from a
+// TimeStepper. Signs and ordering of contact quantities:
+// contact_model/conventions.h. SI units.
+//
+// The measurement window is the last ceil(window_fraction * steps) steps
+// (at least one; window_fraction = 0.1 by default) of the run.
+//
+// Metrics (an undefined value is NaN, written as an empty CSV cell):
+//   max_penetration_m [m]       max over all steps of the step's max(-phi0, 0)
+//                               over its contacts (phi0: start of step).
+//   resting_penetration_m [m]   mean over the window of that per-step max.
+//   stiction_slip_speed_mps [m/s]  mean over the window of the mean, over the
+//                               step's active contacts (gamma_n > 0), of the
+//                               tangential contact speed ||v_c,t|| after the
+//                               step: the creep of bodies that should stick
+//                               (meaningful when the scene should be at rest
+//                               by the window). NaN if no active contact.
+//   mean_newton_iterations, max_newton_iterations [-]  over all steps (SAP:
+//                               Newton iterations = factorizations; rigid
+//                               model: interior-point iterations).
+//   us_per_step [us]            mean wall time of collision + contact solve
+//                               per step (not the metrics' own work).
+//   hessian_condition_estimate [-]  max over the steps that factored the SAP
+//                               Hessian of 1 / (reciprocal condition estimate
+//                               of the last factorization of the step): the
+//                               dense path (Eigen LLT::rcond) estimates
+//                               1 / (||H||_1 ||H^-1||_1), the CHOLMOD path
+//                               (cholmod_rcond) gives (min diag L / max diag
+//                               L)^2, a cruder, usually optimistic estimate.
+//                               NaN if no step factored (warm start already
+//                               optimal everywhere, or rigid model).
+//   energy_drift [J]            E(last step) - E(first step), E = kinetic +
+//                               gravitational + elastic energy at the start
+//                               of a step (as in SimulationSummary); negative
+//                               means dissipated.
+//   hover_height_m [m]          "gliding" (docs/theory.md §10): mean over the
+//                               sliding steps (some active contact with
+//                               ||v_c,t|| > sliding_speed_mps) of the mean
+//                               phi0 of those sliding active contacts
+//                               (positive: the body is held above the
+//                               ground). NaN if no sliding step.
+//   rigid_qp_impulse_distance [-]   (expensive: solves the rigid QP of every
+//   rigid_qp_velocity_distance [-]  step) mean over the steps with contacts
+//                               of ||gamma_SAP - gamma_QP|| / ||gamma_QP|| and
+//                               of ||v_SAP - v_QP|| / ||v* - v_QP|| (2-norms;
+//                               the velocity change due to contact as the
+//                               scale), the rigid QP
+//                               (solver/rigid_qp/rigid_qp_solver.h) solved on
+//                               the same step problem. Steps where the QP fails
+//                               are skipped and counted in
+//                               rigid_qp_failed_steps.
+//   cold_start_newton_iterations [-]  (expensive: a second SAP solve per
+//                               step) mean over the steps with contacts of
+//                               the Newton iterations SAP needs on the same
+//                               step problem started from v* instead of the
+//                               previous velocities (the stepper warm-starts,
+//                               which at rest makes most steps 0 iterations).
+//
+// Estimates (always computed; NaN when undefined), for ONE body of mass M
+// resting (or sliding) on the n active contacts of the last step, which
+// share the load equally; g_n and g_t are the normal and tangential parts of
+// gravity for the mean contact normal; w, R_n, R_t, k, tau_d, mu are means
+// over those contacts (w, R_n, R_t: the SAP solver's own values of the last
+// step; NaN for the rigid model):
+//   estimate_resting_penetration_m  (M g_n / n) dt (dt + tau_d) R_n
+//   estimate_compliant_penetration_m   M g_n / (n k)   (0 for k = inf)
+//   estimate_near_rigid_penetration_m  (M g_n / n) dt (dt + tau_d)
+//                                      beta^2 w / (4 pi^2)
+//   estimate_crossover_stiffness_N_per_m  k with k dt (dt + tau_d) beta^2 w
+//                                      = 4 pi^2
+//   estimate_stiction_slip_mps      R_t M g_t dt / n  (each contact carries
+//                                   the friction impulse M g_t dt / n)
+//   estimate_stiction_slip_bound_mps   sigma mu |g| dt (SAP paper Eq. (31), the
+//   point-mass
+//                                   bound, with R_t <= sigma / m)
+//   estimate_hover_height_m         mean over the sliding steps (as for
+//                                   hover_height_m) of (dt + tau_d) mu
+//                                   ||v_c,t||: where the convex relaxation
+//                                   holds a sliding contact, phi0 / (dt +
+//                                   tau_d) = mu ||v_t|| (v_n = 0).
+// and the inputs of the estimates at the last step: contact_count (n),
+// supported_mass_kg (M), contact_stiffness_N_per_m (mean pair k, inf for
+// rigid contact), contact_dissipation_time_scale_s, contact_delassus_
+// estimate_per_kg (w), contact_R_n, contact_R_t [(m/s)/(N s) = s/kg].
+#pragma once
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "sapcontact/contact_model/contact_parameters.h"
+#include "sapcontact/contact_model/conventions.h"
+
+namespace sapcontact {
+
+/// A named value of a run (NaN: undefined).
+struct MetricValue {
+  std::string name;
+  double value{std::numeric_limits<double>::quiet_NaN()};
+};
+
+/// Definition of a metric: name, unit, one-line description.
+struct MetricDefinition {
+  std::string name;
+  std::string unit;
+  std::string description;
+  /// Needs extra work per step (the rigid QP): only computed on request.
+  bool expensive{false};
+};
+
+/// All metrics, in the order of the header comment.
+const std::vector<MetricDefinition>& MetricDefinitions();
+/// All estimates (same fields; never expensive).
+const std::vector<MetricDefinition>& EstimateDefinitions();
+/// The definition of a metric or estimate, or nullptr.
+const MetricDefinition* FindMetricDefinition(const std::string& name);
+/// Whether `name` is a metric (of MetricDefinitions(), not an estimate).
+bool IsMetricName(const std::string& name);
+/// The metrics computed when none are requested: all but the expensive ones.
+std::vector<std::string> DefaultMetricNames();
+
+/// One contact of one step.
+struct ContactSample {
+  double phi0{0.0};                   ///< start of step [m]
+  Vector3 normal{Vector3::UnitZ()};   ///< world frame, A to B
+  Vector3 impulse{Vector3::Zero()};   ///< gamma (n, t1, t2) [N s]
+  Vector3 velocity{Vector3::Zero()};  ///< v_c after the step [m/s]
+  ContactParameters parameters;       ///< k, tau_d, mu of the pair
+  /// SAP's Delassus estimate w [1/kg] and R_n, R_t; NaN for the rigid model.
+  double w{std::numeric_limits<double>::quiet_NaN()};
+  double R_n{std::numeric_limits<double>::quiet_NaN()};
+  double R_t{std::numeric_limits<double>::quiet_NaN()};
+};
+
+/// One step.
+struct StepSample {
+  int newton_iterations{0};
+  double max_penetration{0.0};  ///< max(-phi0, 0) over contacts [m]
+  double step_time_s{0.0};      ///< collision + contact solve [s]
+  /// Total energy at the start of the step [J].
+  double energy{0.0};
+  /// Reciprocal condition estimate of the step's last Hessian
+  /// factorization; 0 when the step factored nothing.
+  double reciprocal_condition{0.0};
+  /// Total mass of the moving bodies touched by an active contact [kg].
+  double supported_mass{0.0};
+  std::vector<ContactSample> contacts;
+  /// Rigid-QP comparison (NaN when not computed); qp_failed: it was
+  /// attempted and the QP did not solve.
+  double rigid_qp_impulse_distance{std::numeric_limits<double>::quiet_NaN()};
+  double rigid_qp_velocity_distance{std::numeric_limits<double>::quiet_NaN()};
+  bool rigid_qp_failed{false};
+  /// Iterations of a SAP solve started from v* (-1: not computed).
+  int cold_start_iterations{-1};
+};
+
+/// Run constants the metrics and estimates need.
+struct MetricsContext {
+  double time_step{1e-3};  ///< dt [s]
+  int total_steps{1};      ///< steps the run will take (for the window)
+  Vector3 gravity{0.0, 0.0, -9.81};
+  double near_rigid_threshold{1.0};      ///< beta
+  double friction_regularization{1e-3};  ///< sigma
+  /// Fraction of the run at its end over which resting quantities are
+  /// averaged, in (0, 1].
+  double window_fraction{0.1};
+  /// Tangential contact speed above which a contact slides [m/s], > 0.
+  double sliding_speed_mps{1e-3};
+};
+
+class MetricsAccumulator {
+ public:
+  /// @throws std::invalid_argument naming the field on a bad context.
+  explicit MetricsAccumulator(const MetricsContext& context);
+
+  /// Adds the next step.
+  void Add(const StepSample& step);
+
+  int steps() const { return steps_; }
+  /// First step of the measurement window.
+  int window_start() const { return window_start_; }
+
+  /// Values of the named metrics (order kept). @throws std::invalid_argument
+  /// for an unknown name.
+  std::vector<MetricValue> Metrics(const std::vector<std::string>& names) const;
+  /// All estimates, EstimateDefinitions() order.
+  std::vector<MetricValue> Estimates() const;
+
+ private:
+  MetricsContext context_;
+  int window_start_{0};
+  int steps_{0};
+  double max_penetration_{0.0};
+  double window_penetration_sum_{0.0};
+  double window_slip_sum_{0.0};
+  int window_slip_steps_{0};
+  double iterations_sum_{0.0};
+  int iterations_max_{0};
+  double step_time_sum_{0.0};
+  double max_condition_{std::numeric_limits<double>::quiet_NaN()};
+  double energy_first_{0.0}, energy_last_{0.0};
+  double hover_sum_{0.0}, hover_estimate_sum_{0.0};
+  int sliding_steps_{0};
+  double qp_impulse_sum_{0.0}, qp_velocity_sum_{0.0};
+  int qp_steps_{0}, qp_failed_steps_{0};
+  double cold_sum_{0.0};
+  int cold_steps_{0};
+  bool qp_attempted_{false};
+  StepSample last_;
+};
+
+}  // namespace sapcontact

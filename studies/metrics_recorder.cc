@@ -1,0 +1,157 @@
+#include "sapcontact/studies/metrics_recorder.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "sapcontact/solver/rigid_qp/rigid_qp_solver.h"
+
+namespace sapcontact {
+namespace {
+
+MetricsContext MakeContext(const Scene& scene, const MetricsOptions& o) {
+  MetricsContext c;
+  c.time_step = scene.time_step;
+  c.total_steps = std::max(
+      1, static_cast<int>(std::llround(scene.duration / scene.time_step)));
+  c.gravity = scene.gravity;
+  c.near_rigid_threshold = scene.solver.near_rigid_threshold;
+  c.friction_regularization = scene.solver.friction_regularization;
+  c.window_fraction = o.window_fraction;
+  c.sliding_speed_mps = o.sliding_speed_mps;
+  return c;
+}
+
+std::vector<std::string> CheckedNames(const MetricsOptions& o) {
+  std::vector<std::string> names =
+      o.metrics.empty() ? DefaultMetricNames() : o.metrics;
+  for (const std::string& name : names) {
+    if (!IsMetricName(name)) {
+      std::string list;
+      for (const MetricDefinition& d : MetricDefinitions()) {
+        list += (list.empty() ? "" : ", ") + d.name;
+      }
+      throw std::invalid_argument("--metric '" + name +
+                                  "': unknown metric (known: " + list + ")");
+    }
+  }
+  return names;
+}
+
+}  // namespace
+
+MetricsRecorder::MetricsRecorder(const Scene& scene,
+                                 const MetricsOptions& options)
+    : names_(CheckedNames(options)),
+      sap_model_(scene.solver.model == SolverModel::kSap),
+      cold_solver_(MakeSapParameters(scene.solver)),
+      accumulator_(MakeContext(scene, options)) {
+  for (const std::string& name : names_) {
+    rigid_qp_ = rigid_qp_ || name.rfind("rigid_qp_", 0) == 0;
+    cold_start_ = cold_start_ || name == "cold_start_newton_iterations";
+  }
+  const TimeStepper initial(scene);
+  mechanical_energy_ = initial.KineticEnergy() + initial.PotentialEnergy();
+}
+
+void MetricsRecorder::OnStep(const TimeStepper& stepper, const StepInfo& info) {
+  const Scene& scene = stepper.scene();
+  const SapProblem& problem = stepper.last_problem();
+  if (body_of_tree_.empty() && !problem.trees.empty()) {
+    for (const Tree& tree : problem.trees) {
+      const int b = scene.FindBody(tree.name);
+      if (b < 0) {
+        throw std::logic_error("metrics: tree '" + tree.name +
+                               "' is not a body of the scene");
+      }
+      body_of_tree_.push_back(b);
+    }
+    supported_.assign(scene.bodies.size(), 0);
+  }
+  StepSample& s = sample_;
+  s.newton_iterations = info.newton_iterations;
+  s.max_penetration = info.max_penetration;
+  s.step_time_s = info.collision_time + info.solver_time;
+  s.energy = mechanical_energy_ + info.elastic_energy;
+  mechanical_energy_ = stepper.KineticEnergy() + stepper.PotentialEnergy();
+  const SapSolverResults& sap = stepper.last_sap_results();
+  s.reciprocal_condition = sap_model_ && info.newton_iterations > 0
+                               ? sap.statistics.reciprocal_condition
+                               : 0.0;
+
+  const std::vector<ContactPoint>& points = stepper.last_contacts();
+  const Eigen::VectorXd& gamma = stepper.last_impulses();
+  const std::vector<BodyState>& state = stepper.state();
+  const int nc = static_cast<int>(problem.contacts.size());
+  s.contacts.resize(nc);
+  std::fill(supported_.begin(), supported_.end(), 0);
+  s.supported_mass = 0;
+  Eigen::Matrix<double, 6, 1> v_tree;
+  for (int k = 0; k < nc; ++k) {
+    const Contact& c = problem.contacts[k];
+    ContactSample& cs = s.contacts[k];
+    cs.phi0 = c.phi0;
+    cs.normal = points[k].normal;
+    cs.parameters = c.parameters;
+    cs.impulse = gamma.size() == 3 * nc ? Vector3(gamma.segment<3>(3 * k))
+                                        : Vector3::Zero();
+    cs.velocity.setZero();
+    for (const ContactJacobianBlock* block :
+         {&c.first, c.second ? &*c.second : nullptr}) {
+      if (block == nullptr) continue;
+      const BodyState& b = state[body_of_tree_[block->tree]];
+      v_tree << b.velocity, b.angular_velocity;
+      cs.velocity += block->J * v_tree;
+    }
+    const bool sap_values = sap_model_ && sap.R_n.size() == nc;
+    cs.w = sap_values ? sap.delassus_estimate(k) : std::nan("");
+    cs.R_n = sap_values ? sap.R_n(k) : std::nan("");
+    cs.R_t = sap_values ? sap.R_t(k) : std::nan("");
+    if (cs.impulse(kNormal) > 0) {
+      for (int b : {points[k].body_a, points[k].body_b}) {
+        if (scene.bodies[b].fixed || supported_[b]) continue;
+        supported_[b] = 1;
+        s.supported_mass += scene.bodies[b].mass;
+      }
+    }
+  }
+
+  s.rigid_qp_impulse_distance = std::nan("");
+  s.rigid_qp_velocity_distance = std::nan("");
+  s.rigid_qp_failed = false;
+  if (rigid_qp_ && sap_model_ && nc > 0) {
+    RigidQpResult qp;
+    try {
+      qp = SolveRigidContactQp(problem);
+    } catch (const std::invalid_argument&) {
+      qp.status = RigidQpStatus::kNumericalError;
+    }
+    if (qp.status != RigidQpStatus::kSolved &&
+        qp.status != RigidQpStatus::kSolvedReducedAccuracy) {
+      s.rigid_qp_failed = true;
+    } else {
+      const double l_scale = qp.impulses.norm();
+      const double v_scale = (StackedVStar(problem) - qp.velocities).norm();
+      if (l_scale > 0 && v_scale > 0) {
+        s.rigid_qp_impulse_distance =
+            (sap.gamma - qp.impulses).norm() / l_scale;
+        s.rigid_qp_velocity_distance = (sap.v - qp.velocities).norm() / v_scale;
+      }
+    }
+  }
+  s.cold_start_iterations = -1;
+  if (cold_start_ && sap_model_ && nc > 0) {
+    s.cold_start_iterations =
+        cold_solver_.Solve(problem).statistics.newton_iterations;
+  }
+  accumulator_.Add(s);
+}
+
+std::vector<MetricValue> MetricsRecorder::Metrics() const {
+  return accumulator_.Metrics(names_);
+}
+
+std::vector<MetricValue> MetricsRecorder::Estimates() const {
+  return accumulator_.Estimates();
+}
+
+}  // namespace sapcontact

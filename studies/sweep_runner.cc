@@ -1,0 +1,206 @@
+#include "sapcontact/studies/sweep_runner.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <thread>
+
+#include "sapcontact/sim/scene/scene_loader.h"
+#include "sapcontact/sim/stepping/simulation.h"
+#include "sapcontact/studies/sweep_processes.h"
+
+namespace sapcontact {
+namespace {
+
+std::vector<std::pair<std::string, std::string>> ScalarFields(
+    const std::string& json_text) {
+  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(json_text);
+  std::vector<std::pair<std::string, std::string>> fields;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.value().is_structured()) continue;
+    fields.emplace_back(it.key(), it.value().is_string()
+                                      ? it.value().get<std::string>()
+                                      : it.value().dump());
+  }
+  return fields;
+}
+
+std::string Exact(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.17g", v);
+  return buffer;
+}
+
+nlohmann::json ValuesJson(const std::vector<MetricValue>& values) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const MetricValue& m : values) j.push_back({m.name, Exact(m.value)});
+  return j;
+}
+
+std::vector<MetricValue> ValuesFromJson(const nlohmann::json& j) {
+  std::vector<MetricValue> values;
+  for (const auto& item : j) {
+    const std::string text = item.at(1).get<std::string>();
+    values.push_back(
+        {item.at(0).get<std::string>(), std::strtod(text.c_str(), nullptr)});
+  }
+  return values;
+}
+
+}  // namespace
+
+std::string SerializeSweepRow(const SweepRow& r) {
+  nlohmann::json j;
+  j["index"] = r.index;
+  j["values"] = r.values;
+  j["status"] = static_cast<int>(r.status);
+  j["error"] = r.error;
+  j["summary"] = r.summary;
+  j["metrics"] = ValuesJson(r.metrics);
+  j["estimates"] = ValuesJson(r.estimates);
+  return j.dump();
+}
+
+SweepRow DeserializeSweepRow(const std::string& text) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    SweepRow r;
+    r.index = j.at("index").get<int>();
+    r.values = j.at("values").get<std::vector<std::string>>();
+    const int status = j.at("status").get<int>();
+    if (status < 0 || status > 2) throw std::runtime_error("bad status");
+    r.status = static_cast<SweepRunStatus>(status);
+    r.error = j.at("error").get<std::string>();
+    r.summary =
+        j.at("summary").get<std::vector<std::pair<std::string, std::string>>>();
+    r.metrics = ValuesFromJson(j.at("metrics"));
+    r.estimates = ValuesFromJson(j.at("estimates"));
+    return r;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(
+        std::string("sweep: malformed row from a worker: ") + e.what());
+  }
+}
+
+const char* ToString(SweepRunStatus status) {
+  switch (status) {
+    case SweepRunStatus::kOk:
+      return "ok";
+    case SweepRunStatus::kFailedSteps:
+      return "failed_steps";
+    case SweepRunStatus::kError:
+      return "error";
+  }
+  return "error";
+}
+
+std::vector<std::string> SummaryFieldNames() {
+  std::vector<std::string> names;
+  for (const auto& field : ScalarFields(SummaryToJson(Scene{}, {}))) {
+    names.push_back(field.first);
+  }
+  return names;
+}
+
+SweepRow RunSweepPoint(const std::string& scene_path, const SweepPoint& point,
+                       const SweepOptions& options) {
+  SweepRow row;
+  row.index = point.index;
+  row.values = point.values;
+  try {
+    std::vector<std::string> overrides = options.fixed_overrides;
+    overrides.insert(overrides.end(), point.overrides.begin(),
+                     point.overrides.end());
+    const Scene scene = LoadScene(scene_path, overrides);
+    MetricsRecorder recorder(scene, options.metrics);
+    SimulationOptions sim;
+    sim.on_step = [&recorder](const TimeStepper& stepper,
+                              const StepInfo& info) {
+      recorder.OnStep(stepper, info);
+    };
+    const SimulationSummary summary = RunSimulation(scene, sim);
+    row.summary = ScalarFields(SummaryToJson(scene, summary));
+    row.metrics = recorder.Metrics();
+    row.estimates = recorder.Estimates();
+    row.status = summary.failed_steps > 0 ? SweepRunStatus::kFailedSteps
+                                          : SweepRunStatus::kOk;
+    row.error = summary.first_failure;
+  } catch (const std::exception& e) {
+    row.status = SweepRunStatus::kError;
+    row.error = e.what();
+    row.summary.clear();
+    row.metrics.clear();
+    row.estimates.clear();
+  }
+  return row;
+}
+
+std::vector<SweepRow> RunSweep(const std::string& scene_path,
+                               const std::vector<SweepAxis>& axes,
+                               const SweepOptions& options) {
+  // Validate the metric names before starting (a recorder needs a scene:
+  // check the names against the definitions directly).
+  for (const std::string& name : options.metrics.metrics) {
+    if (!IsMetricName(name)) {
+      throw std::invalid_argument("--metric '" + name + "': unknown metric");
+    }
+  }
+  std::vector<SweepPoint> points;
+  for (SweepPoint& p : ExpandSweep(axes)) {
+    if (InShard(p.index, options.shard)) points.push_back(std::move(p));
+  }
+  const int total = static_cast<int>(points.size());
+  std::vector<SweepRow> rows(total);
+  int jobs = options.jobs > 0
+                 ? options.jobs
+                 : static_cast<int>(std::thread::hardware_concurrency());
+  jobs = std::max(1, std::min(jobs, total));
+  std::mutex progress_mutex;
+  int finished = 0;
+  auto report = [&]() {
+    ++finished;
+    if (options.progress) options.progress(finished, total);
+  };
+  if (options.workers == SweepWorkers::kProcesses) {
+    RunInChildProcesses(
+        total, jobs,
+        [&](int i) {
+          return SerializeSweepRow(
+              RunSweepPoint(scene_path, points[i], options));
+        },
+        [&](int i, const std::string& output, const std::string& failure) {
+          if (failure.empty()) {
+            rows[i] = DeserializeSweepRow(output);
+          } else {
+            rows[i].index = points[i].index;
+            rows[i].values = points[i].values;
+            rows[i].status = SweepRunStatus::kError;
+            rows[i].error = failure;
+          }
+          report();
+        });
+    return rows;
+  }
+  std::atomic<int> next{0};
+  auto worker = [&]() {
+    for (int i = next++; i < total; i = next++) {
+      rows[i] = RunSweepPoint(scene_path, points[i], options);
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      report();
+    }
+  };
+  if (jobs <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> threads;
+    for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
+    for (std::thread& t : threads) t.join();
+  }
+  return rows;
+}
+
+}  // namespace sapcontact

@@ -1,0 +1,109 @@
+// box_rest (config/scenes/box_rest.yaml): a 10 kg, 0.2 m box on the ground.
+// Resting penetration against the closed forms of
+// contact_model/regime_estimates.h (docs/theory.md §9), settling, energy.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "sapcontact/contact_model/regime_estimates.h"
+#include "tests/sim/stepping/shipped_scene.h"
+
+namespace sapcontact {
+namespace {
+
+using scene_tests::LoadShippedScene;
+using scene_tests::MaxPointSpeed;
+using scene_tests::Simulate;
+
+constexpr double kHalfDiagonal = 0.17320508075688773;  // sqrt(3) * 0.1 m
+
+struct RestResult {
+  SimulationSummary summary;
+  std::vector<ContactPoint> contacts;  // at the start of the last step
+  SapSolverResults sap;                // of the last step (SAP model)
+};
+
+RestResult RunBoxRest(const std::vector<std::string>& overrides) {
+  const Scene scene = LoadShippedScene("box_rest", overrides);
+  RestResult r;
+  // Keep the last step's contacts and solver results.
+  r.summary = Simulate(scene, [&](const TimeStepper& s, const StepInfo&) {
+    r.contacts = s.last_contacts();
+    r.sap = s.last_sap_results();
+  });
+  return r;
+}
+
+TEST(BoxRest, CompliantPenetrationIsTheSpringDeflection) {
+  const Scene scene = LoadShippedScene("box_rest");
+  const int box = scene.FindBody("box");
+  const double m = scene.bodies[box].mass, g = scene.gravity.norm();
+  const double k =
+      scene.PairParameters(scene.FindBody("ground"), box).stiffness;
+  ASSERT_DOUBLE_EQ(k, 5.0e5);  // 1e6 in series with 1e6
+  const RestResult r = RunBoxRest({});
+  const double expected = CompliantRestingPenetration(m, g, 4, k);  // 4.9e-5
+  ASSERT_EQ(r.contacts.size(), 4u);
+  for (const ContactPoint& c : r.contacts) {
+    EXPECT_NEAR(-c.phi, expected, 0.05 * expected);
+  }
+  // The box sits level: its centre is down by the same deflection.
+  const BodyState& final = r.summary.final_state[box];
+  EXPECT_NEAR(0.1 - final.pose.position.z(), expected, 0.05 * expected);
+  EXPECT_LT(MaxPointSpeed(scene, r.summary.final_state, kHalfDiagonal), 1e-6);
+  EXPECT_EQ(r.summary.failed_steps, 0) << r.summary.first_failure;
+  EXPECT_LE(r.summary.energy_max_increase_rel, 1e-3);
+  std::printf("[box_rest k = 5e5] penetration %.6e m, m g / (4 k) = %.6e m\n",
+              -r.contacts[0].phi, expected);
+}
+
+TEST(BoxRest, RigidPenetrationIsTheNearRigidEstimate) {
+  const RestResult r = RunBoxRest({"materials.default.stiffness=.inf"});
+  const Scene scene = LoadShippedScene("box_rest");
+  const int box = scene.FindBody("box");
+  const double m = scene.bodies[box].mass, g = scene.gravity.norm();
+  const double dt = scene.time_step;
+  const double beta = scene.solver.near_rigid_threshold;
+  const double tau = scene.PairParameters(0, box).dissipation_time_scale;
+  ASSERT_EQ(r.contacts.size(), 4u);
+  ASSERT_EQ(r.sap.R_n.size(), 4);
+  for (int i = 0; i < 4; ++i) {
+    // k = inf: R_n is the near-rigid floor beta^2 w / (4 pi^2) of the
+    // contact's own Delassus estimate.
+    const double w = r.sap.delassus_estimate(i);
+    EXPECT_NEAR(r.sap.R_n(i), beta * beta * w / (4 * M_PI * M_PI),
+                1e-12 * r.sap.R_n(i));
+    const double expected = RestingPenetration(m, g, 4, dt, tau, r.sap.R_n(i));
+    EXPECT_NEAR(-r.contacts[i].phi, expected, 0.05 * expected);
+    EXPECT_NEAR(-r.contacts[i].phi,
+                NearRigidRestingPenetration(m, g, 4, dt, tau, beta, w),
+                0.05 * expected);
+    if (i == 0) {
+      std::printf(
+          "[box_rest k = inf] penetration %.6e m, estimate %.6e m "
+          "(w = %.4e 1/kg, R_n = %.4e)\n",
+          -r.contacts[i].phi, expected, w, r.sap.R_n(i));
+    }
+  }
+  // Much stiffer than the compliant contact.
+  EXPECT_LT(-r.contacts[0].phi,
+            0.2 * CompliantRestingPenetration(m, g, 4, 5.0e5));
+  EXPECT_LT(MaxPointSpeed(scene, r.summary.final_state, kHalfDiagonal), 1e-6);
+  EXPECT_EQ(r.summary.failed_steps, 0) << r.summary.first_failure;
+  EXPECT_LE(r.summary.energy_max_increase_rel, 1e-3);
+}
+
+TEST(BoxRest, RigidQpModelRestsWithoutPenetration) {
+  const RestResult r = RunBoxRest({"solver.model=rigid"});
+  const Scene scene = LoadShippedScene("box_rest");
+  ASSERT_EQ(r.contacts.size(), 4u);
+  // The rigid QP targets phi_next = 0 (v_hat_n = -phi0 / (dt + tau_d)).
+  for (const ContactPoint& c : r.contacts) EXPECT_NEAR(c.phi, 0.0, 1e-9);
+  EXPECT_LT(MaxPointSpeed(scene, r.summary.final_state, kHalfDiagonal), 1e-6);
+  EXPECT_EQ(r.summary.failed_steps, 0) << r.summary.first_failure;
+  EXPECT_LE(r.summary.energy_max_increase_rel, 1e-3);
+}
+
+}  // namespace
+}  // namespace sapcontact

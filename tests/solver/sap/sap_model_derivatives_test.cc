@@ -1,0 +1,140 @@
+// Gradient and Hessian of the SAP cost l(v) against finite differences on
+// random multi-tree problems with contacts in all three regions.
+#include <gtest/gtest.h>
+
+#include "sapcontact/solver/sap/sap_model.h"
+#include "sapcontact/solver/sap/sap_solver.h"
+#include "tests/solver/sap/test_problems.h"
+
+namespace sapcontact {
+namespace {
+
+struct CostEval {
+  double cost;
+  Eigen::VectorXd grad;
+  double grad_scale;  // ||A (v - v*)|| + ||J' gamma||
+  Eigen::MatrixXd H;
+  std::vector<ProjectionRegion> regions;
+};
+
+// l(v) = 1/2 (v - v*)' A (v - v*) + sum_k l_k(J_k v); grad = A (v - v*) -
+// J' gamma; H = A + J' G J, all through SapModel.
+CostEval Evaluate(const SapModel& model, const Eigen::VectorXd& v,
+                  bool with_hessian) {
+  CostEval e;
+  Eigen::VectorXd r = v - model.v_star(), Ar, vc, gamma, jtg;
+  model.MultiplyA(r, &Ar);
+  model.MultiplyJ(v, &vc);
+  std::vector<Matrix3> G;
+  e.cost = 0.5 * r.dot(Ar) + model.EvaluateConstraints(vc, &gamma, &G);
+  model.MultiplyJTranspose(gamma, &jtg);
+  e.grad = Ar - jtg;
+  e.grad_scale = Ar.norm() + jtg.norm();
+  if (with_hessian) {
+    BlockSparseSymmetricMatrix H(model.pattern());
+    model.AssembleHessian(G, &H);
+    e.H = H.ToDense();
+  }
+  for (int k = 0; k < model.num_contacts(); ++k) {
+    e.regions.push_back(
+        model.contacts()[k].constraint.Evaluate(vc.segment<3>(3 * k)).region);
+  }
+  return e;
+}
+
+TEST(SapModel, GradientAndHessianMatchFiniteDifferences) {
+  std::mt19937 rng(11);
+  int region_count[4] = {0, 0, 0, 0};
+  int problems_checked = 0;
+  double worst_grad = 0, worst_hess = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const int trees = 1 + trial % 8;
+    const SapProblem p = testing::RandomProblem(trees, 2 + trial % 10, &rng);
+    Validate(p);
+    const SapModel model(p, RegularizationParameters{});
+    // At v* most contacts slide or separate; at the solution many stick.
+    SapSolver solver;
+    const SapSolverResults sol = solver.Solve(p);
+    ASSERT_TRUE(sol.converged());
+    Eigen::VectorXd v_solution;
+    model.Gather(sol.v, &v_solution);
+    for (const Eigen::VectorXd& v : {model.v_star(), v_solution}) {
+      const CostEval e = Evaluate(model, v, true);
+      const int n = model.num_velocities();
+      // Central differences; skip a direction when a perturbation crosses a
+      // region boundary (the cost is only C1 there).
+      const double h = 1e-7;
+      Eigen::VectorXd g_fd(n);
+      Eigen::MatrixXd H_fd(n, n);
+      bool smooth = true;
+      for (int i = 0; i < n && smooth; ++i) {
+        Eigen::VectorXd vp = v, vm = v;
+        vp(i) += h;
+        vm(i) -= h;
+        const CostEval ep = Evaluate(model, vp, false);
+        const CostEval em = Evaluate(model, vm, false);
+        smooth = ep.regions == e.regions && em.regions == e.regions;
+        g_fd(i) = (ep.cost - em.cost) / (2 * h);
+        H_fd.col(i) = (ep.grad - em.grad) / (2 * h);
+      }
+      if (!smooth) continue;
+      ++problems_checked;
+      for (ProjectionRegion r : e.regions) ++region_count[static_cast<int>(r)];
+      // Relative to the size of the gradient's terms (at the solution the
+      // gradient itself vanishes).
+      const double eg = (g_fd - e.grad).norm() / e.grad_scale;
+      const double eh = (H_fd - e.H).norm() / e.H.norm();
+      EXPECT_LT(eg, 1e-6) << "trial " << trial;
+      EXPECT_LT(eh, 1e-6) << "trial " << trial;
+      worst_grad = std::max(worst_grad, eg);
+      worst_hess = std::max(worst_hess, eh);
+      // The Hessian is symmetric positive definite.
+      EXPECT_LT((e.H - e.H.transpose()).norm(), 1e-12 * e.H.norm());
+      EXPECT_EQ(Eigen::LLT<Eigen::MatrixXd>(e.H).info(), Eigen::Success);
+    }
+  }
+  EXPECT_GE(problems_checked, 40);
+  EXPECT_GT(region_count[1], 10);
+  EXPECT_GT(region_count[2], 10);
+  EXPECT_GT(region_count[3], 10);
+  std::printf(
+      "%d problems; contacts in regions I/II/III: %d/%d/%d; worst relative "
+      "error: gradient %.2e, Hessian %.2e\n",
+      problems_checked, region_count[1], region_count[2], region_count[3],
+      worst_grad, worst_hess);
+}
+
+TEST(SapModel, OnlyTouchedTreesParticipateAndPatchesGroupPairs) {
+  SapProblem p;
+  p.time_step = 1e-3;
+  for (int t = 0; t < 4; ++t) {
+    Tree tree;
+    tree.A = Eigen::MatrixXd::Identity(2, 2) * (t + 1);
+    tree.v_star = Eigen::VectorXd::Constant(2, t);
+    p.trees.push_back(tree);
+  }
+  auto contact = [&](int a, int b) {
+    Contact c;
+    c.first.tree = a;
+    c.first.J = Eigen::MatrixXd::Ones(3, 2);
+    if (b >= 0)
+      c.second = ContactJacobianBlock{b, -Eigen::MatrixXd::Ones(3, 2)};
+    return c;
+  };
+  // Trees 1 and 3 in contact twice (one patch), tree 3 with the world; tree
+  // 0 and 2 free.
+  p.contacts = {contact(1, 3), contact(3, -1), contact(3, 1)};
+  const SapModel model(p, RegularizationParameters{});
+  EXPECT_EQ(model.num_trees(), 2);
+  EXPECT_EQ(model.original_tree(0), 1);
+  EXPECT_EQ(model.original_tree(1), 3);
+  EXPECT_EQ(model.participating_index(0), -1);
+  EXPECT_EQ(model.patches().size(), 2u);
+  EXPECT_EQ(model.pattern().off_diagonal_blocks().size(), 1u);
+  // Delassus estimate of contact 0: J_1 A_1^-1 J_1' + J_3 A_3^-1 J_3' =
+  // ones(3,3) * (2/2 + 2/4) -> ||.||_F / 3 = 1.5.
+  EXPECT_NEAR(model.contacts()[0].w, 1.5, 1e-14);
+}
+
+}  // namespace
+}  // namespace sapcontact

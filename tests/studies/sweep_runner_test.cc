@@ -1,0 +1,281 @@
+// Running sweeps (studies/sweep_runner.h), their tables
+// (studies/sweep_table.h), sharding and merging, study files
+// (studies/sweep_study.h) and plots (studies/sweep_plot.h).
+#include "sapcontact/studies/sweep_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "sapcontact/studies/sweep_plot.h"
+#include "sapcontact/studies/sweep_processes.h"
+#include "sapcontact/studies/sweep_study.h"
+#include "sapcontact/studies/sweep_table.h"
+#include "tests/studies/sweep_test_util.h"
+
+namespace sapcontact {
+namespace {
+
+using sweep_testing::ScenePath;
+using sweep_testing::StudyPath;
+using sweep_testing::TempDir;
+
+// A small sweep over box_rest (short runs).
+std::vector<SweepAxis> SmallAxes() {
+  return {ParseSweepAxis("time_step=2e-3,5e-3"),
+          ParseSweepAxis("solver.near_rigid_threshold=0.3,1"),
+          ParseSweepAxis("materials.default.stiffness=1e5,.inf")};
+}
+
+SweepOptions SmallOptions() {
+  SweepOptions o;
+  o.fixed_overrides = {"duration=0.06"};
+  o.metrics.metrics = {"resting_penetration_m", "max_penetration_m",
+                       "mean_newton_iterations", "us_per_step"};
+  o.jobs = 2;
+  return o;
+}
+
+// The columns that differ between two identical runs (timings).
+bool IsTiming(const std::string& column) {
+  return column == "wall_time_s" || column == "solver_time_s" ||
+         column == "collision_time_s" || column == "us_per_step";
+}
+
+TEST(SweepRunnerTest, UnionOfShardsEqualsTheUnshardedSweepRowForRow) {
+  const std::vector<SweepAxis> axes = SmallAxes();
+  const SweepOptions options = SmallOptions();
+  const std::vector<SweepRow> all =
+      RunSweep(ScenePath("box_rest"), axes, options);
+  ASSERT_EQ(all.size(), 8u);
+  const SweepTable full = MakeSweepTable(axes, options.metrics.metrics, all);
+  std::vector<SweepTable> shards;
+  std::vector<std::string> names;
+  // The whole sweep ran in child processes (the default), the shards run
+  // in threads: both paths give the same rows.
+  for (int i = 0; i < 3; ++i) {
+    SweepOptions o = options;
+    o.shard = SweepShard{i, 3};
+    o.jobs = 2;
+    o.workers = SweepWorkers::kThreads;
+    const std::vector<SweepRow> rows = RunSweep(ScenePath("box_rest"), axes, o);
+    for (const SweepRow& r : rows) EXPECT_EQ(r.index % 3, i);
+    // Through the CSV files, as sweep-merge does.
+    const std::string dir = TempDir("shard" + std::to_string(i));
+    WriteSweepCsv(MakeSweepTable(axes, o.metrics.metrics, rows),
+                  dir + "/sweep.csv");
+    names.push_back(dir + "/sweep.csv");
+    shards.push_back(ReadSweepCsv(names.back()));
+  }
+  const SweepTable merged = MergeSweepTables(shards, names);
+  EXPECT_TRUE(MissingIndices(merged, 8).empty());
+  ASSERT_EQ(merged.columns, full.columns);
+  ASSERT_EQ(merged.rows.size(), full.rows.size());
+  int compared = 0;
+  for (size_t r = 0; r < full.rows.size(); ++r) {
+    EXPECT_EQ(full.rows[r][full.Column("status")], "ok");
+    for (size_t c = 0; c < full.columns.size(); ++c) {
+      if (IsTiming(full.columns[c])) continue;
+      EXPECT_EQ(merged.rows[r][c], full.rows[r][c])
+          << "row " << r << " column " << full.columns[c];
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 8 * 30);
+  // The varied values are in their own columns, the rows in index order.
+  EXPECT_EQ(full.rows[5][full.Column("time_step")], "0.005");
+  EXPECT_EQ(full.rows[5][full.Column("materials.default.stiffness")], ".inf");
+  // A shard merged twice is an error naming both files.
+  try {
+    MergeSweepTables({shards[0], shards[0]}, {names[0], "again.csv"});
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("again.csv"), std::string::npos);
+  }
+  EXPECT_EQ(MissingIndices(shards[1], 8), (std::vector<int>{0, 2, 3, 5, 6}));
+}
+
+TEST(SweepRunnerTest, AFailingRunIsARowWithItsError) {
+  const std::vector<SweepAxis> axes = {ParseSweepAxis("time_step=1e-3,-1")};
+  SweepOptions options = SmallOptions();
+  options.fixed_overrides = {"duration=0.01"};
+  const std::vector<SweepRow> rows =
+      RunSweep(ScenePath("box_rest"), axes, options);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].status, SweepRunStatus::kOk);
+  EXPECT_EQ(rows[1].status, SweepRunStatus::kError);
+  EXPECT_NE(rows[1].error.find("time_step"), std::string::npos)
+      << rows[1].error;
+  const SweepTable t = MakeSweepTable(axes, options.metrics.metrics, rows);
+  EXPECT_EQ(t.rows[1][t.Column("status")], "error");
+  EXPECT_EQ(t.rows[1][t.Column("resting_penetration_m")], "");
+  EXPECT_NE(t.rows[0][t.Column("resting_penetration_m")], "");
+  EXPECT_THROW(RunSweep(ScenePath("box_rest"), axes,
+                        [] {
+                          SweepOptions o;
+                          o.metrics.metrics = {"bogus"};
+                          return o;
+                        }()),
+               std::invalid_argument);
+}
+
+TEST(SweepProcessesTest, ACrashingTaskIsAFailureNotTheEnd) {
+  std::vector<std::string> outputs(4), failures(4);
+  int calls = 0;
+  RunInChildProcesses(
+      4, 2,
+      [](int i) -> std::string {
+        if (i == 1) std::abort();
+        if (i == 2) throw std::runtime_error("bad point");
+        return std::string(100000, 'a' + i);  // more than a pipe buffer
+      },
+      [&](int i, const std::string& out, const std::string& failure) {
+        ++calls;
+        outputs[i] = out;
+        failures[i] = failure;
+      });
+  EXPECT_EQ(calls, 4);
+  EXPECT_EQ(outputs[0], std::string(100000, 'a'));
+  EXPECT_EQ(outputs[3], std::string(100000, 'd'));
+  EXPECT_TRUE(failures[0].empty());
+  EXPECT_NE(failures[1].find("killed by signal"), std::string::npos)
+      << failures[1];
+  EXPECT_EQ(failures[2], "task threw: bad point");
+}
+
+TEST(SweepRowTest, SerializationIsExact) {
+  SweepRow r;
+  r.index = 7;
+  r.values = {"1e-3", "[0,0,-9.81]"};
+  r.status = SweepRunStatus::kFailedSteps;
+  r.error = "step 3: \"quoted\", comma";
+  r.summary = {{"steps", "100"}, {"scene", "a b"}};
+  r.metrics = {{"x", 0.1 + 0.2}, {"y", NAN}, {"z", -INFINITY}};
+  r.estimates = {{"e", 1.0 / 3.0}};
+  const SweepRow b = DeserializeSweepRow(SerializeSweepRow(r));
+  EXPECT_EQ(b.index, 7);
+  EXPECT_EQ(b.values, r.values);
+  EXPECT_EQ(b.status, r.status);
+  EXPECT_EQ(b.error, r.error);
+  EXPECT_EQ(b.summary, r.summary);
+  ASSERT_EQ(b.metrics.size(), 3u);
+  EXPECT_EQ(b.metrics[0].value, 0.1 + 0.2);
+  EXPECT_TRUE(std::isnan(b.metrics[1].value));
+  EXPECT_EQ(b.metrics[2].value, -INFINITY);
+  EXPECT_EQ(b.estimates[0].value, 1.0 / 3.0);
+  EXPECT_THROW(DeserializeSweepRow("{"), std::runtime_error);
+}
+
+TEST(SweepTableTest, CsvRoundTripQuotesCommasQuotesAndNewlines) {
+  SweepTable t;
+  t.columns = {"index", "gravity", "error"};
+  t.rows = {{"0", "[0,0,-9.81]", "bad \"value\", line\nnext"},
+            {"1", "", "plain"}};
+  const std::string path = TempDir("csv") + "/t.csv";
+  WriteSweepCsv(t, path);
+  const SweepTable back = ReadSweepCsv(path);
+  EXPECT_EQ(back.columns, t.columns);
+  EXPECT_EQ(back.rows, t.rows);
+  std::ofstream(path) << "a,b\n1,2,3\n";
+  EXPECT_THROW(ReadSweepCsv(path), std::runtime_error);
+  std::ofstream(path) << "a,b\n\"1,2\n";
+  EXPECT_THROW(ReadSweepCsv(path), std::runtime_error);
+}
+
+TEST(SweepStudyTest, ShippedStudiesLoadAndBadOnesAreNamed) {
+  for (const char* name : {"near_rigid_penetration", "stiffness_to_rigid",
+                           "stiction_slip", "gliding", "rigid_limit"}) {
+    const SweepStudy s = LoadSweepStudy(StudyPath(name));
+    EXPECT_EQ(s.name, name);
+    EXPECT_TRUE(std::filesystem::exists(s.scene)) << s.scene;
+    EXPECT_FALSE(s.vary.empty());
+    EXPECT_FALSE(s.plots.empty());
+    // The record (sweep.json) reads back as the same study.
+    const SweepStudy again = ParseSweepStudy(
+        SweepStudyToJson(s, 7, SweepShard{1, 3}), "sweep.json", "/");
+    EXPECT_EQ(again.scene, std::filesystem::absolute(s.scene).string());
+    EXPECT_EQ(again.set, s.set);
+    ASSERT_EQ(again.vary.size(), s.vary.size());
+    EXPECT_EQ(again.vary[0].values, s.vary[0].values);
+    ASSERT_EQ(again.plots.size(), s.plots.size());
+    EXPECT_EQ(again.plots[0].estimates.size(), s.plots[0].estimates.size());
+  }
+  struct Case {
+    std::string yaml, expected;
+  };
+  const std::vector<Case> cases = {
+      {"vary: [a=1]", "scene: missing"},
+      {"scene: x.yaml\nvary: [a=1:2]", "vary[0]: --vary 'a=1:2'"},
+      {"scene: x.yaml\nmetrics: [bogus]", "metrics[0]: unknown metric"},
+      {"scene: x.yaml\ncolour: red", "colour: unknown key"},
+      {"scene: x.yaml\nplots: [{file: a.png, x: t}]", "plots[0].y: missing"},
+      {"scene: x.yaml\nplots: [{file: a.svg, x: t, y: u}]",
+       "plots[0].file: must be a file name ending in .png"},
+      {"scene: x.yaml\nwindow_fraction: 2", "window_fraction: must be in"},
+  };
+  for (const Case& c : cases) {
+    try {
+      ParseSweepStudy(c.yaml, "s.yaml", "/tmp");
+      ADD_FAILURE() << c.yaml;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("s.yaml: " + c.expected),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(SweepPlotTest, WritesScriptDataAndPngs) {
+  SweepTable t;
+  t.columns = {"index", "time_step", "beta", "status", "y", "estimate_y"};
+  t.rows = {{"0", "0.001", "1", "ok", "1e-6", "1.1e-6"},
+            {"1", "0.01", "1", "ok", "1e-4", "1.1e-4"},
+            {"2", "0.1", "1", "failed_steps", "1e-2", "1.1e-2"},
+            {"3", "0.001", "0.1", "error", "", ""},
+            {"4", "0.01", "0.1", "ok", "", ""}};
+  PlotSpec p;
+  p.file = "y.png";
+  p.x = "time_step";
+  p.y = "y";
+  p.series = {"beta"};
+  p.estimates = {{"estimate_y", "estimate"}};
+  PlotSpec bad = p;
+  bad.x = "no_such_column";
+  const std::string dir = TempDir("plots");
+  EXPECT_THROW(WritePlots(t, {bad}, dir), std::invalid_argument);
+  std::vector<std::string> written;
+  const bool have_gnuplot =
+      std::system("command -v gnuplot > /dev/null 2>&1") == 0;
+  try {
+    written = WritePlots(t, {p}, dir);
+  } catch (const std::runtime_error& e) {
+    EXPECT_FALSE(have_gnuplot) << e.what();
+  }
+  std::ifstream script(dir + "/plots.gp");
+  std::stringstream text;
+  text << script.rdbuf();
+  const std::string gp = text.str();
+  // Both axes span >= 2 decades of positive values: log-log.
+  EXPECT_NE(gp.find("set logscale x 10"), std::string::npos);
+  EXPECT_NE(gp.find("set logscale y 10"), std::string::npos);
+  EXPECT_NE(gp.find("measured, beta = 1"), std::string::npos);
+  EXPECT_NE(gp.find("measured (failed steps), beta = 1"), std::string::npos);
+  EXPECT_NE(gp.find("estimate, beta = 1"), std::string::npos);
+  // beta = 0.1 has no valid point: no series for it.
+  EXPECT_EQ(gp.find("beta = 0.1"), std::string::npos);
+  if (have_gnuplot) {
+    ASSERT_EQ(written.size(), 1u);
+    std::ifstream png(written[0], std::ios::binary);
+    char magic[4] = {};
+    png.read(magic, 4);
+    EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+  }
+}
+
+}  // namespace
+}  // namespace sapcontact
