@@ -37,6 +37,9 @@ string(REGEX REPLACE "/$" "" SAPCONTACT_PC_PREFIX_FROM_PCDIR
 set(SAPCONTACT_PC_SOLVER_LIBS
   "-lsapcontact_rigid_qp -lsapcontact_sap -lsapcontact_linear_algebra -lsapcontact_contact_model")
 set(SAPCONTACT_PC_CHOLMOD_LIBS "-lcholmod -lsuitesparseconfig")
+if(CHOLMOD_OPENMP_LIBRARIES)  # openmp_thread_scope.cc calls the runtime
+  string(APPEND SAPCONTACT_PC_CHOLMOD_LIBS " -lgomp")
+endif()
 set(SAPCONTACT_PC_NAME "sapcontact-solver")
 set(SAPCONTACT_PC_DESCRIPTION
   "SAP convex compliant-contact solver and rigid-contact cone QP")

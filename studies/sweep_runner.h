@@ -24,9 +24,10 @@ enum class SweepWorkers {
   /// isolated (a crash is a row) and libraries that are not thread-safe
   /// are safe. The results come back serialized (exactly: %.17g).
   kProcesses,
-  /// Threads of this process: no fork, but NOT safe with CHOLMOD's
-  /// supernodal path on Debian's serial OpenBLAS (concurrent runs gave
-  /// wrong factorizations there), and a crash ends the sweep.
+  /// Threads of this process: no fork, but a crash ends the sweep. Safe
+  /// under the solvers' thread-safety promise (README "Threads"), which
+  /// holds with the reference BLAS scripts/setup installs but not with
+  /// Debian's libopenblas0-serial.
   kThreads,
 };
 

@@ -9,6 +9,8 @@
 #include <tuple>
 #include <vector>
 
+#include "sapcontact/solver/linear_algebra/openmp_thread_scope.h"
+
 namespace sapcontact {
 
 struct CholmodHessianFactorization::Impl {
@@ -246,7 +248,10 @@ bool CholmodHessianFactorization::Factor(const BlockSparseSymmetricMatrix& H) {
   }
 
   ++m.statistics.numeric_factorizations;
-  cholmod_factorize(m.A, m.L, &m.common);
+  {
+    SingleThreadOpenMpScope calling_thread_only;  // no OpenMP team per caller
+    cholmod_factorize(m.A, m.L, &m.common);
+  }
   if (m.common.status == CHOLMOD_NOT_POSDEF ||
       m.L->minor < static_cast<size_t>(m.size)) {
     ++m.statistics.failed_factorizations;

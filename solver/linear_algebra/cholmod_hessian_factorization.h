@@ -18,8 +18,13 @@
 // bodies is about 5x faster. CHOLMOD's default ordering (AMD, METIS when AMD
 // fills badly) beats an unweighted AMD of the block graph by 1.5-4x in
 // factorization flops on grids with mixed block sizes, so it is kept.
-// libcholmod also opens OpenMP regions (up to 4 threads) on large
-// supernodes; OMP_THREAD_LIMIT=1 avoids oversubscribing a small machine.
+// libcholmod's OpenMP regions (teams of 4 requested) run on the calling
+// thread only (solver/linear_algebra/openmp_thread_scope.h).
+//
+// Threads: one object per thread. Separate objects may factor and solve
+// concurrently (each owns its cholmod_common and workspace); one object must
+// not be used by two threads at once, not even SolveInPlace() (const, but
+// it reuses workspace owned by the object).
 #pragma once
 
 #include <memory>

@@ -5,8 +5,9 @@
 //   - CHOLMOD: supernodal LL' on the block-sparse lower triangle, with the
 //     symbolic analysis done once per block pattern and reused for every
 //     Newton iteration and time step while the pattern is unchanged.
-// Neither is thread-safe: SolveInPlace() is const but uses workspace owned by
-// the object.
+// Threads: separate objects may be used concurrently from separate threads;
+// one object must not be shared between threads (SolveInPlace() is const
+// but uses workspace owned by the object).
 #pragma once
 
 #include <Eigen/Core>

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "sapcontact/solver/linear_algebra/openmp_thread_scope.h"
 #include "sapcontact/solver/rigid_qp/cone_qp_kkt_solver.h"
 
 namespace sapcontact {
@@ -74,7 +75,11 @@ class CholmodConeQpKktSolver final : public ConeQpKktSolver {
         x[diagonal_positions_[j]] += regularization;
       }
     }
-    const int ok = cholmod_factorize(A_, L_, &common_);
+    int ok = 0;
+    {
+      SingleThreadOpenMpScope calling_thread_only;  // no OpenMP team per call
+      ok = cholmod_factorize(A_, L_, &common_);
+    }
     return ok && common_.status == CHOLMOD_OK &&
            L_->minor == static_cast<size_t>(qp_.n);
   }

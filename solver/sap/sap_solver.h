@@ -10,6 +10,15 @@
 //   SapSolver solver(parameters);
 //   SapSolverResults r = solver.Solve(problem, &v_previous);
 //   if (!r.converged()) { ... r.status, r.message ... }
+//
+// Threads (README "Threads"): separate SapSolver objects may Solve() at the
+// same time in separate threads, on different or the same (const)
+// problems; each result is bitwise identical to the same sequence of solves
+// run alone (tests/solver/sap/concurrent_solves_test.cc). One object must
+// not be used by two threads at once: Solve() reuses the object's workspace
+// and factorization. CalcInverseDynamics() and Validate() are reentrant. A
+// solve creates no threads: CHOLMOD's OpenMP regions run on the calling
+// thread, so one solver per core does not oversubscribe the machine.
 #pragma once
 
 #include <memory>

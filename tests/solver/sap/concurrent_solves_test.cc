@@ -1,0 +1,128 @@
+// The thread-safety promise of solver/sap/sap_solver.h: separate SapSolver
+// objects used from separate threads at the same time give results bitwise
+// identical to the same solves run one after the other, with whatever BLAS
+// scripts/setup installs, and the solves start no threads of their own
+// (CHOLMOD's OpenMP regions run on the calling thread: no oversubscription
+// when an embedder runs one solver per core).
+//
+// Problems: grids of sliding boxes (bench/box_fixtures.h) of 864 to 1734
+// DOFs, forced onto CHOLMOD's supernodal factorization (BLAS dgemm, dsyrk,
+// dpotrf, dtrsm on every supernode), several Newton iterations each; each
+// thread solves a different sequence with one SapSolver (reusing its
+// symbolic analysis across problems of the same pattern, as in a
+// simulation).
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "bench/box_fixtures.h"
+#include "sapcontact/solver/sap/sap_solver.h"
+#include "tests/common/concurrency.h"
+
+namespace sapcontact {
+namespace {
+
+using testing::BitwiseEqual;
+using testing::FirstBitwiseDifference;
+using testing::ProcessThreadCount;
+
+constexpr int kThreads = 4;
+constexpr int kProblemsPerThread = 3;
+
+// Problem j of thread t: a grid of 12 + t boxes per side, sliding at up to
+// 5 + 2 j cm/s, friction 0.3 + 0.1 j: different sizes (so different
+// supernodal structures) per thread, different contact modes per problem.
+SapProblem ThreadProblem(int t, int j) {
+  fixtures::BoxSetup s;
+  s.jiggle = 0.05 + 0.02 * j;
+  s.contact.friction = 0.3 + 0.1 * j;
+  return fixtures::Grid(12 + t, s);
+}
+
+SapSolverParameters CholmodParameters() {
+  SapSolverParameters p;
+  p.linear_solver = LinearSolverType::kCholmod;
+  return p;
+}
+
+// One thread's sequence of solves with one solver object.
+std::vector<SapSolverResults> SolveSequence(
+    const std::vector<SapProblem>& problems) {
+  SapSolver solver(CholmodParameters());
+  std::vector<SapSolverResults> results;
+  for (const SapProblem& p : problems) results.push_back(solver.Solve(p));
+  return results;
+}
+
+void ExpectIdentical(const SapSolverResults& a, const SapSolverResults& b,
+                     const std::string& what) {
+  EXPECT_EQ(a.status, b.status) << what;
+  EXPECT_EQ(a.statistics.newton_iterations, b.statistics.newton_iterations)
+      << what;
+  EXPECT_TRUE(BitwiseEqual(a.v, b.v))
+      << what << ": v differs first at " << FirstBitwiseDifference(a.v, b.v);
+  EXPECT_TRUE(BitwiseEqual(a.gamma, b.gamma))
+      << what << ": gamma differs first at "
+      << FirstBitwiseDifference(a.gamma, b.gamma);
+  EXPECT_TRUE(BitwiseEqual(a.v_c, b.v_c)) << what << ": v_c differs";
+  EXPECT_TRUE(BitwiseEqual(a.R_n, b.R_n)) << what << ": R_n differs";
+  EXPECT_EQ(a.statistics.final_cost, b.statistics.final_cost) << what;
+}
+
+TEST(ConcurrentSapSolves, BitwiseEqualToSerialAndNoExtraThreads) {
+  std::vector<std::vector<SapProblem>> problems(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    for (int j = 0; j < kProblemsPerThread; ++j) {
+      problems[t].push_back(ThreadProblem(t, j));
+    }
+  }
+
+  // Serial reference, one sequence after the other on this thread.
+  const int threads_before = ProcessThreadCount();
+  std::vector<std::vector<SapSolverResults>> serial(kThreads);
+  for (int t = 0; t < kThreads; ++t) serial[t] = SolveSequence(problems[t]);
+  // The solves created no thread (no OpenMP team, no BLAS thread pool).
+  EXPECT_EQ(ProcessThreadCount(), threads_before);
+
+  for (int t = 0; t < kThreads; ++t) {
+    for (int j = 0; j < kProblemsPerThread; ++j) {
+      const SapSolverResults& r = serial[t][j];
+      ASSERT_TRUE(r.converged())
+          << "thread " << t << " problem " << j << ": " << r.message;
+      // Large enough for the supernodal path to matter, and real Newton
+      // work (several factorizations per solve).
+      EXPECT_GE(r.statistics.participating_velocities, 864);
+      EXPECT_GE(r.statistics.newton_iterations, 3);
+    }
+  }
+
+  // The same sequences, all threads at once; twice, so that the threads
+  // also overlap at different points of their sequences.
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::vector<SapSolverResults>> concurrent(kThreads);
+    std::vector<int> threads_seen(kThreads, 0);
+    std::vector<std::thread> workers;
+    for (int t = 0; t < kThreads; ++t) {
+      workers.emplace_back([&, t] {
+        concurrent[t] = SolveSequence(problems[t]);
+        threads_seen[t] = ProcessThreadCount();
+      });
+    }
+    for (std::thread& w : workers) w.join();
+    for (int t = 0; t < kThreads; ++t) {
+      // At most the main thread and the kThreads workers exist while a
+      // worker finishes: CHOLMOD/BLAS started none of their own.
+      EXPECT_LE(threads_seen[t], threads_before + kThreads) << "thread " << t;
+      for (int j = 0; j < kProblemsPerThread; ++j) {
+        ExpectIdentical(concurrent[t][j], serial[t][j],
+                        "round " + std::to_string(round) + " thread " +
+                            std::to_string(t) + " problem " +
+                            std::to_string(j));
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sapcontact
