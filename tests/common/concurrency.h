@@ -7,7 +7,10 @@
 #include <Eigen/Core>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace sapcontact::testing {
 
@@ -38,6 +41,39 @@ inline int ProcessThreadCount() {
     ++n;
   }
   return n;
+}
+
+/// What RunSerialAndConcurrent() returns: per sequence t, its results run
+/// alone (serial) and run at the same time as the others (concurrent), and
+/// the number of threads of the process at the end of the serial runs and
+/// when each concurrent sequence finished.
+template <typename Results>
+struct SerialAndConcurrent {
+  std::vector<Results> serial, concurrent;
+  int threads_before{0}, threads_after_serial{0};
+  std::vector<int> threads_seen;
+};
+
+/// Runs sequence(t) for t = 0..n-1 one after the other on this thread, then
+/// all at once, each on its own std::thread.
+template <typename Results>
+SerialAndConcurrent<Results> RunSerialAndConcurrent(
+    int n, const std::function<Results(int)>& sequence) {
+  SerialAndConcurrent<Results> r;
+  r.threads_before = ProcessThreadCount();
+  for (int t = 0; t < n; ++t) r.serial.push_back(sequence(t));
+  r.threads_after_serial = ProcessThreadCount();
+  r.concurrent.resize(n);
+  r.threads_seen.assign(n, 0);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < n; ++t) {
+    workers.emplace_back([&r, &sequence, t] {
+      r.concurrent[t] = sequence(t);
+      r.threads_seen[t] = ProcessThreadCount();
+    });
+  }
+  for (std::thread& w : workers) w.join();
+  return r;
 }
 
 }  // namespace sapcontact::testing

@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <limits>
-#include <thread>
 #include <vector>
 
 #include "bench/box_fixtures.h"
@@ -22,7 +21,7 @@ namespace {
 
 using testing::BitwiseEqual;
 using testing::FirstBitwiseDifference;
-using testing::ProcessThreadCount;
+using testing::RunSerialAndConcurrent;
 
 constexpr int kThreads = 4;
 constexpr int kProblemsPerThread = 2;
@@ -56,39 +55,22 @@ TEST(ConcurrentRigidQpSolves, BitwiseEqualToSerialAndNoExtraThreads) {
       problems[t].push_back(ThreadProblem(t, j));
     }
   }
-
-  const int threads_before = ProcessThreadCount();
-  std::vector<std::vector<RigidQpResult>> serial(kThreads);
-  for (int t = 0; t < kThreads; ++t) serial[t] = SolveSequence(problems[t]);
-  EXPECT_EQ(ProcessThreadCount(), threads_before);
+  const auto runs = RunSerialAndConcurrent<std::vector<RigidQpResult>>(
+      kThreads, [&](int t) { return SolveSequence(problems[t]); });
+  EXPECT_EQ(runs.threads_after_serial, runs.threads_before);
   for (int t = 0; t < kThreads; ++t) {
+    EXPECT_LE(runs.threads_seen[t], runs.threads_before + kThreads)
+        << "thread " << t;
     for (int j = 0; j < kProblemsPerThread; ++j) {
-      const RigidQpResult& r = serial[t][j];
-      EXPECT_TRUE(r.status == RigidQpStatus::kSolved ||
-                  r.status == RigidQpStatus::kSolvedReducedAccuracy)
-          << "thread " << t << " problem " << j << ": " << r.reason;
-      EXPECT_TRUE(r.used_sparse);
-      EXPECT_GE(r.impulses.size(), 3 * 364);
-    }
-  }
-
-  std::vector<std::vector<RigidQpResult>> concurrent(kThreads);
-  std::vector<int> threads_seen(kThreads, 0);
-  std::vector<std::thread> workers;
-  for (int t = 0; t < kThreads; ++t) {
-    workers.emplace_back([&, t] {
-      concurrent[t] = SolveSequence(problems[t]);
-      threads_seen[t] = ProcessThreadCount();
-    });
-  }
-  for (std::thread& w : workers) w.join();
-  for (int t = 0; t < kThreads; ++t) {
-    EXPECT_LE(threads_seen[t], threads_before + kThreads) << "thread " << t;
-    for (int j = 0; j < kProblemsPerThread; ++j) {
-      const RigidQpResult& a = concurrent[t][j];
-      const RigidQpResult& b = serial[t][j];
+      const RigidQpResult& b = runs.serial[t][j];
+      const RigidQpResult& a = runs.concurrent[t][j];
       const std::string what =
           "thread " + std::to_string(t) + " problem " + std::to_string(j);
+      EXPECT_TRUE(b.status == RigidQpStatus::kSolved ||
+                  b.status == RigidQpStatus::kSolvedReducedAccuracy)
+          << what << ": " << b.reason;
+      EXPECT_TRUE(b.used_sparse) << what;
+      EXPECT_GE(b.impulses.size(), 3 * 364) << what;
       EXPECT_EQ(a.status, b.status) << what;
       EXPECT_EQ(a.iterations, b.iterations) << what;
       EXPECT_TRUE(BitwiseEqual(a.impulses, b.impulses))

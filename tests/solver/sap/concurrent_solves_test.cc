@@ -13,7 +13,6 @@
 // simulation).
 #include <gtest/gtest.h>
 
-#include <thread>
 #include <vector>
 
 #include "bench/box_fixtures.h"
@@ -25,7 +24,7 @@ namespace {
 
 using testing::BitwiseEqual;
 using testing::FirstBitwiseDifference;
-using testing::ProcessThreadCount;
+using testing::RunSerialAndConcurrent;
 
 constexpr int kThreads = 4;
 constexpr int kProblemsPerThread = 3;
@@ -77,45 +76,27 @@ TEST(ConcurrentSapSolves, BitwiseEqualToSerialAndNoExtraThreads) {
       problems[t].push_back(ThreadProblem(t, j));
     }
   }
-
-  // Serial reference, one sequence after the other on this thread.
-  const int threads_before = ProcessThreadCount();
-  std::vector<std::vector<SapSolverResults>> serial(kThreads);
-  for (int t = 0; t < kThreads; ++t) serial[t] = SolveSequence(problems[t]);
-  // The solves created no thread (no OpenMP team, no BLAS thread pool).
-  EXPECT_EQ(ProcessThreadCount(), threads_before);
-
-  for (int t = 0; t < kThreads; ++t) {
-    for (int j = 0; j < kProblemsPerThread; ++j) {
-      const SapSolverResults& r = serial[t][j];
-      ASSERT_TRUE(r.converged())
-          << "thread " << t << " problem " << j << ": " << r.message;
-      // Large enough for the supernodal path to matter, and real Newton
-      // work (several factorizations per solve).
-      EXPECT_GE(r.statistics.participating_velocities, 864);
-      EXPECT_GE(r.statistics.newton_iterations, 3);
-    }
-  }
-
-  // The same sequences, all threads at once; twice, so that the threads
-  // also overlap at different points of their sequences.
+  // Twice, so that the threads also overlap at different points of their
+  // sequences.
   for (int round = 0; round < 2; ++round) {
-    std::vector<std::vector<SapSolverResults>> concurrent(kThreads);
-    std::vector<int> threads_seen(kThreads, 0);
-    std::vector<std::thread> workers;
+    const auto runs = RunSerialAndConcurrent<std::vector<SapSolverResults>>(
+        kThreads, [&](int t) { return SolveSequence(problems[t]); });
+    // The serial solves created no thread (no OpenMP team, no BLAS pool);
+    // while a worker finishes, at most the main thread and the kThreads
+    // workers exist.
+    EXPECT_EQ(runs.threads_after_serial, runs.threads_before);
     for (int t = 0; t < kThreads; ++t) {
-      workers.emplace_back([&, t] {
-        concurrent[t] = SolveSequence(problems[t]);
-        threads_seen[t] = ProcessThreadCount();
-      });
-    }
-    for (std::thread& w : workers) w.join();
-    for (int t = 0; t < kThreads; ++t) {
-      // At most the main thread and the kThreads workers exist while a
-      // worker finishes: CHOLMOD/BLAS started none of their own.
-      EXPECT_LE(threads_seen[t], threads_before + kThreads) << "thread " << t;
+      EXPECT_LE(runs.threads_seen[t], runs.threads_before + kThreads)
+          << "thread " << t;
       for (int j = 0; j < kProblemsPerThread; ++j) {
-        ExpectIdentical(concurrent[t][j], serial[t][j],
+        const SapSolverResults& r = runs.serial[t][j];
+        ASSERT_TRUE(r.converged())
+            << "thread " << t << " problem " << j << ": " << r.message;
+        // Large enough for the supernodal path to matter, and real Newton
+        // work (several factorizations per solve).
+        EXPECT_GE(r.statistics.participating_velocities, 864);
+        EXPECT_GE(r.statistics.newton_iterations, 3);
+        ExpectIdentical(runs.concurrent[t][j], r,
                         "round " + std::to_string(round) + " thread " +
                             std::to_string(t) + " problem " +
                             std::to_string(j));
