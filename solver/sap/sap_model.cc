@@ -102,6 +102,53 @@ SapModel::SapModel(const SapProblem& problem,
   pattern_ = BlockSparsityPattern(sizes_, std::move(off_diagonal));
   GJ_.resize(num_trees());
   for (int p = 0; p < num_trees(); ++p) GJ_[p].resize(3, sizes_[p]);
+  BuildIslands();
+}
+
+namespace {
+
+// Union-find root with path halving.
+int Root(std::vector<int>* parent, int x) {
+  while ((*parent)[x] != x) {
+    (*parent)[x] = (*parent)[(*parent)[x]];
+    x = (*parent)[x];
+  }
+  return x;
+}
+
+}  // namespace
+
+void SapModel::BuildIslands() {
+  const int n = num_trees();
+  std::vector<int> parent(n);
+  for (int p = 0; p < n; ++p) parent[p] = p;
+  for (const Patch& patch : patches_) {
+    if (patch.tree_j < 0) continue;
+    const int a = Root(&parent, patch.tree_i), b = Root(&parent, patch.tree_j);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  }
+  // Number islands by their smallest tree (trees are visited in order, and
+  // the root of a component is its smallest tree).
+  island_of_tree_.assign(n, -1);
+  islands_.clear();
+  std::vector<int> island_of_root(n, -1);
+  for (int p = 0; p < n; ++p) {
+    const int r = Root(&parent, p);
+    if (island_of_root[r] < 0) {
+      island_of_root[r] = static_cast<int>(islands_.size());
+      islands_.emplace_back();
+    }
+    Island& island = islands_[island_of_root[r]];
+    island_of_tree_[p] = island_of_root[r];
+    island.trees.push_back(p);
+    island.num_velocities += sizes_[p];
+  }
+  for (int k = 0; k < num_contacts(); ++k) {
+    islands_[island_of_tree_[contacts_[k].tree_a]].contacts.push_back(k);
+  }
+  for (int i = 0; i < static_cast<int>(patches_.size()); ++i) {
+    islands_[island_of_tree_[patches_[i].tree_i]].patches.push_back(i);
+  }
 }
 
 void SapModel::Gather(const Eigen::VectorXd& v_full, Eigen::VectorXd* v) const {
@@ -199,10 +246,70 @@ void AddJtGJ(const Eigen::MatrixXd& Ji, const Matrix3& G,
 
 void SapModel::AssembleHessian(const std::vector<Matrix3>& G,
                                BlockSparseSymmetricMatrix* H) const {
-  for (int p = 0; p < num_trees(); ++p) {
+  for (const Island& island : islands_) AssembleHessian(island, G, H);
+}
+
+void SapModel::MultiplyA(const Island& island, const Eigen::VectorXd& x,
+                         Eigen::VectorXd* y) const {
+  for (int p : island.trees) {
+    y->segment(offsets_[p], sizes_[p]).noalias() =
+        problem_->trees[tree_of_[p]].A * x.segment(offsets_[p], sizes_[p]);
+  }
+}
+
+void SapModel::MultiplyJ(const Island& island, const Eigen::VectorXd& v,
+                         Eigen::VectorXd* v_c) const {
+  for (int k : island.contacts) {
+    const ModelContact& m = contacts_[k];
+    auto vc = v_c->segment<3>(3 * k);
+    vc.noalias() =
+        m.J_a->lazyProduct(v.segment(offsets_[m.tree_a], sizes_[m.tree_a]));
+    if (m.J_b) {
+      vc.noalias() +=
+          m.J_b->lazyProduct(v.segment(offsets_[m.tree_b], sizes_[m.tree_b]));
+    }
+  }
+}
+
+void SapModel::MultiplyJTranspose(const Island& island,
+                                  const Eigen::VectorXd& gamma,
+                                  Eigen::VectorXd* out) const {
+  for (int p : island.trees) out->segment(offsets_[p], sizes_[p]).setZero();
+  for (int k : island.contacts) {
+    const ModelContact& m = contacts_[k];
+    const auto g = gamma.segment<3>(3 * k);
+    out->segment(offsets_[m.tree_a], sizes_[m.tree_a]).noalias() +=
+        m.J_a->transpose().lazyProduct(g);
+    if (m.J_b) {
+      out->segment(offsets_[m.tree_b], sizes_[m.tree_b]).noalias() +=
+          m.J_b->transpose().lazyProduct(g);
+    }
+  }
+}
+
+double SapModel::EvaluateConstraints(const Island& island,
+                                     const Eigen::VectorXd& v_c,
+                                     Eigen::VectorXd* gamma,
+                                     std::vector<Matrix3>* G) const {
+  double cost = 0.0;
+  ContactConstraintState s;
+  for (int k : island.contacts) {
+    contacts_[k].constraint.Evaluate(v_c.segment<3>(3 * k), G != nullptr, &s);
+    gamma->segment<3>(3 * k) = s.gamma;
+    if (G) (*G)[k] = s.G;
+    cost += s.cost;
+  }
+  return cost;
+}
+
+void SapModel::AssembleHessian(const Island& island,
+                               const std::vector<Matrix3>& G,
+                               BlockSparseSymmetricMatrix* H) const {
+  for (int p : island.trees) {
     H->diagonal_block(p) = problem_->trees[tree_of_[p]].A;
   }
-  for (const Patch& patch : patches_) {
+  for (int patch_index : island.patches) {
+    const Patch& patch = patches_[patch_index];
     Eigen::MatrixXd* off =
         patch.off_diagonal_block >= 0
             ? &H->off_diagonal_block(patch.off_diagonal_block)

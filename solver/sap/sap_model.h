@@ -39,6 +39,17 @@ class SapModel {
     std::vector<int> contacts;
   };
 
+  /// An island: a connected component of the graph whose nodes are the
+  /// participating trees and whose edges are the two-tree patches. Islands
+  /// share no velocity and no contact, so the problem separates into one
+  /// independent convex problem per island (docs/theory.md §8).
+  struct Island {
+    std::vector<int> trees;     ///< participating indices, increasing
+    std::vector<int> contacts;  ///< contact indices, increasing
+    std::vector<int> patches;   ///< patch indices, increasing
+    int num_velocities{0};
+  };
+
   /// Builds the model. The problem must have been validated (Validate(),
   /// possibly without its positive-definiteness test: the model factors each
   /// tree and throws std::invalid_argument naming a tree that is not SPD).
@@ -57,6 +68,10 @@ class SapModel {
   const std::vector<ModelContact>& contacts() const { return contacts_; }
   const std::vector<Patch>& patches() const { return patches_; }
   const BlockSparsityPattern& pattern() const { return pattern_; }
+  /// Islands, ordered by their smallest participating tree index.
+  const std::vector<Island>& islands() const { return islands_; }
+  /// Island of participating tree p.
+  int island_of_tree(int p) const { return island_of_tree_[p]; }
   /// Original tree index of participating tree p, its offset and size in the
   /// participating velocity vector.
   int original_tree(int p) const { return tree_of_[p]; }
@@ -88,13 +103,32 @@ class SapModel {
   void AssembleHessian(const std::vector<Matrix3>& G,
                        BlockSparseSymmetricMatrix* H) const;
 
+  /// The same operations restricted to one island: only the island's
+  /// segments of y, v_c, out and gamma (and its entries of G and blocks of
+  /// H) are written; the vectors must already have their full sizes.
+  void MultiplyA(const Island& island, const Eigen::VectorXd& x,
+                 Eigen::VectorXd* y) const;
+  void MultiplyJ(const Island& island, const Eigen::VectorXd& v,
+                 Eigen::VectorXd* v_c) const;
+  void MultiplyJTranspose(const Island& island, const Eigen::VectorXd& gamma,
+                          Eigen::VectorXd* out) const;
+  double EvaluateConstraints(const Island& island, const Eigen::VectorXd& v_c,
+                             Eigen::VectorXd* gamma,
+                             std::vector<Matrix3>* G) const;
+  void AssembleHessian(const Island& island, const std::vector<Matrix3>& G,
+                       BlockSparseSymmetricMatrix* H) const;
+
  private:
+  void BuildIslands();
+
   const SapProblem* problem_;
   std::vector<int> tree_of_, offsets_, sizes_, participating_;
   int num_velocities_{0};
   std::vector<ModelContact> contacts_;
   std::vector<Patch> patches_;
   BlockSparsityPattern pattern_;
+  std::vector<Island> islands_;
+  std::vector<int> island_of_tree_;
   Eigen::VectorXd v_star_, D_;
   // Workspace for the Hessian assembly (3 x n_t per tree size).
   mutable std::vector<Eigen::MatrixXd> GJ_;

@@ -83,32 +83,20 @@ int SapSolver::total_symbolic_analyses() const {
   return factorization_ ? factorization_->statistics().symbolic_analyses : 0;
 }
 
-void SapSolver::EnsureFactorization(int size) {
-  LinearSolverType type = parameters_.linear_solver;
-  if (type == LinearSolverType::kAuto) {
-    type = size <= parameters_.dense_size_threshold
-               ? LinearSolverType::kDense
-               : LinearSolverType::kCholmod;
-  }
-  if (!factorization_ || factorization_->type() != type) {
-    factorization_ = MakeHessianFactorization(type, size);
-  }
-}
-
-double SapSolver::LineSearch(const SapModel& model, double cost0, double dcost0,
-                             int* iterations) {
-  const int nc = model.num_contacts();
-  // l(alpha) and its first two derivatives along dv, in O(n + nc) from the
-  // precomputed A dv, J dv and dv' A dv (SAP paper §IV-C).
+double SapSolver::LineSearch(const SapModel& model,
+                             const SapModel::Island& island, double cost0,
+                             double dcost0, int* iterations) {
+  // l(alpha) and its first two derivatives along dv, in O(n + nc) of the
+  // island from the precomputed A dv, J dv and dv' A dv (SAP paper §IV-C).
   auto eval = [&](double alpha, double* cost, double* d1, double* d2) {
-    vc_alpha_ = vc_ + alpha * dvc_;
     double constraint_cost = 0.0;
     double dvc_gamma = 0.0, dvc_G_dvc = 0.0;
     ContactConstraintState s;
-    for (int k = 0; k < nc; ++k) {
+    for (int k : island.contacts) {
       const auto& c = model.contacts()[k].constraint;
-      c.Evaluate(vc_alpha_.segment<3>(3 * k), d2 != nullptr, &s);
       const Vector3 dvc = dvc_.segment<3>(3 * k);
+      const Vector3 vc = vc_.segment<3>(3 * k) + alpha * dvc;
+      c.Evaluate(vc, d2 != nullptr, &s);
       constraint_cost += s.cost;
       dvc_gamma += dvc.dot(s.gamma);
       if (d2) dvc_G_dvc += dvc.dot(s.G * dvc);
@@ -150,6 +138,92 @@ double SapSolver::LineSearch(const SapModel& model, double cost0, double dcost0,
   return root.x;
 }
 
+bool SapSolver::SolveDenseIsland(const SapModel& model,
+                                 const SapModel::Island& island,
+                                 double* rcond) {
+  // The island's Hessian as a dense matrix (lower triangle) from the blocks
+  // of H_, in the island's tree order.
+  const int n = island.num_velocities;
+  dense_H_.setZero(n, n);  // blocks between unlinked trees stay zero
+  rhs_.resize(n);
+  int offset = 0;
+  // Island-local offsets of the island's trees (few: a linear search).
+  auto local_offset = [&](int p) {
+    int o = 0;
+    for (int q : island.trees) {
+      if (q == p) return o;
+      o += model.size(q);
+    }
+    return -1;
+  };
+  for (int p : island.trees) {
+    const int np = model.size(p);
+    dense_H_.block(offset, offset, np, np) = H_.diagonal_block(p);
+    rhs_.segment(offset, np) = -grad_.segment(model.offset(p), np);
+    offset += np;
+  }
+  for (int patch_index : island.patches) {
+    const SapModel::Patch& patch = model.patches()[patch_index];
+    if (patch.off_diagonal_block < 0) continue;
+    const int oi = local_offset(patch.tree_i), oj = local_offset(patch.tree_j);
+    dense_H_.block(oi, oj, model.size(patch.tree_i), model.size(patch.tree_j)) =
+        H_.off_diagonal_block(patch.off_diagonal_block);
+  }
+  // Eigen's LLT accepts NaN pivots: reject non-finite input explicitly.
+  for (int j = 0; j < n; ++j) {
+    if (!dense_H_.col(j).tail(n - j).allFinite()) return false;
+  }
+  dense_llt_.compute(dense_H_);
+  if (dense_llt_.info() != Eigen::Success) return false;
+  *rcond = dense_llt_.rcond();
+  dense_llt_.solveInPlace(rhs_);
+  offset = 0;
+  for (int p : island.trees) {
+    dv_.segment(model.offset(p), model.size(p)) =
+        rhs_.segment(offset, model.size(p));
+    offset += model.size(p);
+  }
+  return true;
+}
+
+bool SapSolver::SolveSparseGroup(const SapModel& model, double* rcond) {
+  const BlockSparseSymmetricMatrix* H = &H_;
+  if (!group_is_everything_) {
+    for (size_t g = 0; g < group_trees_.size(); ++g) {
+      H_group_.diagonal_block(static_cast<int>(g)) =
+          H_.diagonal_block(group_trees_[g]);
+    }
+    for (size_t b = 0; b < group_off_diagonal_source_.size(); ++b) {
+      H_group_.off_diagonal_block(static_cast<int>(b)) =
+          H_.off_diagonal_block(group_off_diagonal_source_[b]);
+    }
+    H = &H_group_;
+  }
+  if (!factorization_->Factor(*H)) return false;
+  *rcond = factorization_->ReciprocalConditionEstimate();
+  // Right-hand side: -grad on the stepping islands' trees, 0 on the others
+  // (islands do not couple, so their dv is exactly 0).
+  rhs_.setZero(H->size());
+  int offset = 0;
+  for (int p : group_trees_) {
+    if (stepping_[island_of_tree_[p]]) {
+      rhs_.segment(offset, model.size(p)) =
+          -grad_.segment(model.offset(p), model.size(p));
+    }
+    offset += model.size(p);
+  }
+  factorization_->SolveInPlace(&rhs_);
+  offset = 0;
+  for (int p : group_trees_) {
+    if (stepping_[island_of_tree_[p]]) {
+      dv_.segment(model.offset(p), model.size(p)) =
+          rhs_.segment(offset, model.size(p));
+    }
+    offset += model.size(p);
+  }
+  return true;
+}
+
 SapSolverResults SapSolver::Solve(const SapProblem& problem,
                                   const Eigen::VectorXd* v_guess) {
   const auto t_start = Clock::now();
@@ -176,141 +250,339 @@ SapSolverResults SapSolver::Solve(const SapProblem& problem,
   stats.participating_velocities = model.num_velocities();
   stats.patches = static_cast<int>(model.patches().size());
   const int nc = model.num_contacts();
+  // The islands, or one island of everything (parameters_.islands false).
+  std::vector<SapModel::Island> merged;
+  if (!parameters_.islands && model.islands().size() > 1) {
+    merged.resize(1);
+    for (int p = 0; p < model.num_trees(); ++p) merged[0].trees.push_back(p);
+    for (int k = 0; k < model.num_contacts(); ++k) {
+      merged[0].contacts.push_back(k);
+    }
+    for (int i = 0; i < static_cast<int>(model.patches().size()); ++i) {
+      merged[0].patches.push_back(i);
+    }
+    merged[0].num_velocities = model.num_velocities();
+  }
+  const std::vector<SapModel::Island>& islands =
+      merged.empty() ? model.islands() : merged;
+  const int num_islands = static_cast<int>(islands.size());
+  island_of_tree_.assign(model.num_trees(), 0);
+  for (int i = 0; i < num_islands; ++i) {
+    for (int p : islands[i].trees) island_of_tree_[p] = i;
+  }
+  stats.islands = num_islands;
 
   double t_assembly = 0, t_factor = 0, t_line = 0;
-  results.status = SapSolverStatus::kMaxIterations;
-  if (nc == 0) {
-    results.status = SapSolverStatus::kConverged;
-  } else {
-    EnsureFactorization(model.num_velocities());
-    const int symbolic_start = factorization_->statistics().symbolic_analyses;
+  results.status = SapSolverStatus::kConverged;
+  if (nc > 0) {
+    // Factorization plan: with kAuto, islands up to dense_size_threshold
+    // DOFs are factored on their own (dense LLT), the larger ones together
+    // in one CHOLMOD factorization; kDense: every island on its own;
+    // kCholmod: all in the CHOLMOD group.
+    sparse_island_.assign(num_islands, 0);
+    for (int i = 0; i < num_islands; ++i) {
+      const LinearSolverType type = parameters_.linear_solver;
+      sparse_island_[i] =
+          type == LinearSolverType::kCholmod ||
+          (type == LinearSolverType::kAuto &&
+           islands[i].num_velocities > parameters_.dense_size_threshold);
+    }
+    group_trees_.clear();
+    for (int p = 0; p < model.num_trees(); ++p) {
+      if (sparse_island_[island_of_tree_[p]]) group_trees_.push_back(p);
+    }
+    group_is_everything_ =
+        static_cast<int>(group_trees_.size()) == model.num_trees();
     if (H_.pattern() != model.pattern()) {
       H_ = BlockSparseSymmetricMatrix(model.pattern());
     }
+    int symbolic_start = 0;
+    if (!group_trees_.empty()) {
+      if (!factorization_) {
+        factorization_ = MakeHessianFactorization(LinearSolverType::kCholmod,
+                                                  model.num_velocities());
+      }
+      symbolic_start = factorization_->statistics().symbolic_analyses;
+      if (!group_is_everything_) {
+        // The group's sub-pattern, trees renumbered in order.
+        std::vector<int> local(model.num_trees(), -1), sizes;
+        for (size_t g = 0; g < group_trees_.size(); ++g) {
+          local[group_trees_[g]] = static_cast<int>(g);
+          sizes.push_back(model.size(group_trees_[g]));
+        }
+        std::vector<std::pair<int, int>> off;
+        group_off_diagonal_source_.clear();
+        const auto& blocks = model.pattern().off_diagonal_blocks();
+        for (size_t b = 0; b < blocks.size(); ++b) {
+          if (local[blocks[b].first] >= 0) {
+            off.emplace_back(local[blocks[b].first], local[blocks[b].second]);
+            group_off_diagonal_source_.push_back(static_cast<int>(b));
+          }
+        }
+        BlockSparsityPattern group_pattern(std::move(sizes), std::move(off));
+        if (H_group_.pattern() != group_pattern) {
+          H_group_ = BlockSparseSymmetricMatrix(group_pattern);
+        }
+      }
+    }
+
+    // Per-island Newton state.
+    struct IslandState {
+      bool active{true};
+      int iterations{0}, line_search_iterations{0};
+      double cost{0.0}, previous_cost{std::numeric_limits<double>::infinity()};
+      double relative_residual{0.0};
+    };
+    std::vector<IslandState> state(num_islands);
+    stepping_.assign(num_islands, 0);
+
     const Eigen::VectorXd& D = model.scaling();
     if (v_guess) {
       model.Gather(*v_guess, &v_);
     } else {
       v_ = model.v_star();
     }
+    const int nv = model.num_velocities();
+    r_.resize(nv);
+    Ar_.resize(nv);
+    jtg_.resize(nv);
+    grad_.resize(nv);
+    Av_.resize(nv);
+    dv_.setZero(nv);
+    Adv_.resize(nv);
+    vc_.resize(3 * nc);
+    dvc_.resize(3 * nc);
+    gamma_.resize(3 * nc);
+    G_.resize(nc);
     model.MultiplyA(model.v_star(), &Avstar_);
     const double min_rcond = parameters_.min_reciprocal_condition;
-    double previous_cost = std::numeric_limits<double>::infinity();
-    for (int iter = 0;; ++iter) {
-      // Gradient, cost and residual at v_k.
-      r_ = v_ - model.v_star();
-      model.MultiplyA(r_, &Ar_);
-      model.MultiplyJ(v_, &vc_);
-      const double constraint_cost =
-          model.EvaluateConstraints(vc_, &gamma_, &G_);
-      model.MultiplyJTranspose(gamma_, &jtg_);
-      grad_ = Ar_ - jtg_;
-      Av_ = Ar_ + Avstar_;  // A v
-      const double cost = 0.5 * r_.dot(Ar_) + constraint_cost;
-      const double scale =
-          std::max(D.cwiseProduct(Av_).norm(), D.cwiseProduct(jtg_).norm());
-      const double residual = D.cwiseProduct(grad_).norm();
-      const double relative_residual = scale > 0 ? residual / scale : residual;
-      stats.final_cost = cost;
-      stats.final_scaled_residual = relative_residual;
-      if (!std::isfinite(cost) || !grad_.allFinite()) {
-        results.status = SapSolverStatus::kFactorizationFailed;
-        results.message = "non-finite cost or gradient at Newton iteration " +
-                          std::to_string(iter);
-        break;
+    // Squared D-norm of x over an island's trees.
+    auto island_norm = [&](const SapModel::Island& island,
+                           const Eigen::VectorXd& x) {
+      double sum = 0.0;
+      for (int p : island.trees) {
+        sum += D.segment(model.offset(p), model.size(p))
+                   .cwiseProduct(x.segment(model.offset(p), model.size(p)))
+                   .squaredNorm();
       }
-      // Optimality, checked before factorizing: an optimal warm start costs
-      // no factorization.
-      if (residual <=
-          parameters_.abs_tolerance + parameters_.rel_tolerance * scale) {
-        results.status = SapSolverStatus::kConverged;
-        break;
-      }
-      // Cost stall: no decrease beyond round-off.
-      if (iter > 0 &&
-          previous_cost - cost <= parameters_.cost_stall_tolerance * cost) {
-        if (relative_residual <= parameters_.stall_residual_tolerance) {
-          results.status = SapSolverStatus::kConverged;
-        } else {
-          results.status = SapSolverStatus::kStalled;
-          std::ostringstream os;
-          os << "cost stalled at round-off after " << iter
-             << " Newton iterations with scaled residual " << relative_residual
-             << " (> stall_residual_tolerance "
-             << parameters_.stall_residual_tolerance
-             << "): the problem is too ill-conditioned to solve to tolerance";
-          results.message = os.str();
-        }
-        break;
-      }
-      if (iter >= parameters_.max_iterations) {
-        results.status = SapSolverStatus::kMaxIterations;
-        std::ostringstream os;
-        os << "not converged in " << parameters_.max_iterations
-           << " Newton iterations; scaled residual " << relative_residual;
-        results.message = os.str();
-        break;
-      }
-      previous_cost = cost;
+      return std::sqrt(sum);
+    };
 
-      // Newton direction dv = -H^-1 grad.
+    bool failed = false;
+    for (int round = 0; !failed; ++round) {
+      // Gradient, cost and convergence of every island still iterating.
+      bool any_step = false;
+      double round_residual = 0.0;
+      for (int i = 0; i < num_islands && !failed; ++i) {
+        IslandState& st = state[i];
+        stepping_[i] = 0;
+        if (!st.active) continue;
+        const SapModel::Island& island = islands[i];
+        for (int p : island.trees) {
+          const int o = model.offset(p), n = model.size(p);
+          r_.segment(o, n) = v_.segment(o, n) - model.v_star().segment(o, n);
+        }
+        model.MultiplyA(island, r_, &Ar_);
+        model.MultiplyJ(island, v_, &vc_);
+        const double constraint_cost =
+            model.EvaluateConstraints(island, vc_, &gamma_, &G_);
+        model.MultiplyJTranspose(island, gamma_, &jtg_);
+        double r_Ar = 0.0;
+        for (int p : island.trees) {
+          const int o = model.offset(p), n = model.size(p);
+          grad_.segment(o, n) = Ar_.segment(o, n) - jtg_.segment(o, n);
+          Av_.segment(o, n) = Ar_.segment(o, n) + Avstar_.segment(o, n);
+          r_Ar += r_.segment(o, n).dot(Ar_.segment(o, n));
+        }
+        const double cost = 0.5 * r_Ar + constraint_cost;
+        const double scale =
+            std::max(island_norm(island, Av_), island_norm(island, jtg_));
+        const double residual = island_norm(island, grad_);
+        st.cost = cost;
+        st.relative_residual = scale > 0 ? residual / scale : residual;
+        if (!std::isfinite(cost) || !std::isfinite(residual)) {
+          results.status = SapSolverStatus::kFactorizationFailed;
+          results.message = "island " + std::to_string(i) +
+                            ": non-finite cost or gradient at Newton "
+                            "iteration " +
+                            std::to_string(st.iterations);
+          failed = true;
+          break;
+        }
+        // Optimality, checked before factorizing: an optimal warm start
+        // costs no factorization.
+        if (residual <=
+            parameters_.abs_tolerance + parameters_.rel_tolerance * scale) {
+          st.active = false;
+          continue;
+        }
+        // Cost stall: no decrease beyond round-off.
+        if (st.iterations > 0 && st.previous_cost - cost <=
+                                     parameters_.cost_stall_tolerance * cost) {
+          st.active = false;
+          if (st.relative_residual > parameters_.stall_residual_tolerance) {
+            results.status = SapSolverStatus::kStalled;
+            std::ostringstream os;
+            os << "island " << i << ": cost stalled at round-off after "
+               << st.iterations << " Newton iterations with scaled residual "
+               << st.relative_residual << " (> stall_residual_tolerance "
+               << parameters_.stall_residual_tolerance
+               << "): the problem is too ill-conditioned to solve to "
+                  "tolerance";
+            results.message = os.str();
+            failed = true;
+          }
+          continue;
+        }
+        if (st.iterations >= parameters_.max_iterations) {
+          results.status = SapSolverStatus::kMaxIterations;
+          std::ostringstream os;
+          os << "not converged in " << parameters_.max_iterations
+             << " Newton iterations; scaled residual " << st.relative_residual
+             << (num_islands > 1 ? " (island " + std::to_string(i) + ")"
+                                 : std::string());
+          results.message = os.str();
+          failed = true;
+          break;
+        }
+        st.previous_cost = cost;
+        stepping_[i] = 1;
+        any_step = true;
+        round_residual = std::max(round_residual, st.relative_residual);
+      }
+      if (failed || !any_step) break;
+
+      // Newton directions dv = -H^-1 grad: stepping dense islands one by
+      // one, the CHOLMOD group once if any of its islands steps (all its
+      // islands' blocks assembled: the factorization needs them).
       auto t0 = Clock::now();
-      model.AssembleHessian(G_, &H_);
+      bool group_steps = false;
+      for (int i = 0; i < num_islands; ++i) {
+        if (sparse_island_[i]) group_steps = group_steps || stepping_[i];
+      }
+      for (int i = 0; i < num_islands; ++i) {
+        if (stepping_[i] || (group_steps && sparse_island_[i])) {
+          model.AssembleHessian(islands[i], G_, &H_);
+        }
+      }
       t_assembly += Seconds(t0);
       t0 = Clock::now();
-      const bool factored = factorization_->Factor(H_);
-      if (factored) {
-        dv_ = -grad_;
-        factorization_->SolveInPlace(&dv_);
+      double round_rcond = std::numeric_limits<double>::infinity();
+      for (int i = 0; i < num_islands && !failed; ++i) {
+        if (!stepping_[i] || sparse_island_[i]) continue;
+        double rcond = 0.0;
+        ++stats.factorizations;
+        if (!SolveDenseIsland(model, islands[i], &rcond)) {
+          results.status = SapSolverStatus::kFactorizationFailed;
+          results.message = "island " + std::to_string(i) +
+                            ": the Hessian A + J'GJ is not numerically "
+                            "positive definite at Newton iteration " +
+                            std::to_string(state[i].iterations);
+          failed = true;
+        }
+        round_rcond = std::min(round_rcond, rcond);
+      }
+      if (!failed && group_steps) {
+        double rcond = 0.0;
+        ++stats.factorizations;
+        if (!SolveSparseGroup(model, &rcond)) {
+          results.status = SapSolverStatus::kFactorizationFailed;
+          results.message =
+              "the Hessian A + J'GJ is not numerically positive definite at "
+              "Newton iteration " +
+              std::to_string(round);
+          failed = true;
+        }
+        round_rcond = std::min(round_rcond, rcond);
       }
       t_factor += Seconds(t0);
       ++stats.newton_iterations;
-      if (!factored) {
-        results.status = SapSolverStatus::kFactorizationFailed;
-        results.message =
-            "the Hessian A + J'GJ is not numerically positive definite at "
-            "Newton iteration " +
-            std::to_string(iter);
-        break;
+      if (failed) break;
+      stats.reciprocal_condition = round_rcond;
+      bool dv_finite = true;
+      for (int i = 0; i < num_islands; ++i) {
+        if (!stepping_[i]) continue;
+        for (int p : islands[i].trees) {
+          dv_finite = dv_finite &&
+                      dv_.segment(model.offset(p), model.size(p)).allFinite();
+        }
       }
-      stats.reciprocal_condition =
-          factorization_->ReciprocalConditionEstimate();
-      if (stats.reciprocal_condition < min_rcond || !dv_.allFinite()) {
+      if (round_rcond < min_rcond || !dv_finite) {
         results.status = SapSolverStatus::kIllConditioned;
         std::ostringstream os;
         os << "the Hessian A + J'GJ is too ill-conditioned to trust the "
               "impulses (reciprocal condition estimate "
-           << stats.reciprocal_condition << " < " << min_rcond
+           << round_rcond << " < " << min_rcond
            << "); use a near-rigid threshold beta > 0 or a softer contact";
         results.message = os.str();
         break;
       }
 
-      // Line search along dv.
+      // Line search along dv, island by island.
       t0 = Clock::now();
-      model.MultiplyA(dv_, &Adv_);
-      model.MultiplyJ(dv_, &dvc_);
-      lA0_ = 0.5 * r_.dot(Ar_);
-      a1_ = dv_.dot(Ar_);
-      a2_ = dv_.dot(Adv_);
-      const double dcost0 = dv_.dot(grad_);
-      dvc_gamma0_ = 0.0;
-      for (int k = 0; k < nc; ++k) {
-        dvc_gamma0_ +=
-            std::abs(dvc_.segment<3>(3 * k).dot(gamma_.segment<3>(3 * k)));
+      double round_cost = 0.0, round_alpha = 1e300;
+      int round_ls = 0;
+      for (int i = 0; i < num_islands; ++i) round_cost += state[i].cost;
+      for (int i = 0; i < num_islands; ++i) {
+        if (!stepping_[i]) continue;
+        const SapModel::Island& island = islands[i];
+        model.MultiplyA(island, dv_, &Adv_);
+        model.MultiplyJ(island, dv_, &dvc_);
+        lA0_ = a1_ = a2_ = 0.0;
+        double dcost0 = 0.0;
+        for (int p : island.trees) {
+          const int o = model.offset(p), n = model.size(p);
+          lA0_ += 0.5 * r_.segment(o, n).dot(Ar_.segment(o, n));
+          a1_ += dv_.segment(o, n).dot(Ar_.segment(o, n));
+          a2_ += dv_.segment(o, n).dot(Adv_.segment(o, n));
+          dcost0 += dv_.segment(o, n).dot(grad_.segment(o, n));
+        }
+        dvc_gamma0_ = 0.0;
+        for (int k : island.contacts) {
+          dvc_gamma0_ +=
+              std::abs(dvc_.segment<3>(3 * k).dot(gamma_.segment<3>(3 * k)));
+        }
+        int ls_iterations = 0;
+        const double alpha =
+            LineSearch(model, island, state[i].cost, dcost0, &ls_iterations);
+        for (int p : island.trees) {
+          v_.segment(model.offset(p), model.size(p)) +=
+              alpha * dv_.segment(model.offset(p), model.size(p));
+        }
+        ++state[i].iterations;
+        state[i].line_search_iterations += ls_iterations;
+        round_ls += ls_iterations;
+        round_alpha = std::min(round_alpha, alpha);
       }
-      int ls_iterations = 0;
-      const double alpha = LineSearch(model, cost, dcost0, &ls_iterations);
       t_line += Seconds(t0);
-      stats.cost.push_back(cost);
-      stats.alpha.push_back(alpha);
-      stats.scaled_residual.push_back(relative_residual);
-      stats.line_search_iterations_per_newton.push_back(ls_iterations);
-      stats.line_search_iterations += ls_iterations;
-      v_ += alpha * dv_;
+      stats.cost.push_back(round_cost);
+      stats.alpha.push_back(round_alpha);
+      stats.scaled_residual.push_back(round_residual);
+      stats.line_search_iterations_per_newton.push_back(round_ls);
+      stats.line_search_iterations += round_ls;
     }
-    stats.symbolic_analyses =
-        factorization_->statistics().symbolic_analyses - symbolic_start;
+    if (factorization_ && !group_trees_.empty()) {
+      stats.symbolic_analyses =
+          factorization_->statistics().symbolic_analyses - symbolic_start;
+    }
+    stats.final_cost = 0.0;
+    stats.final_scaled_residual = 0.0;
+    stats.island_statistics.resize(num_islands);
+    for (int i = 0; i < num_islands; ++i) {
+      SapIslandStatistics& is = stats.island_statistics[i];
+      is.trees = static_cast<int>(islands[i].trees.size());
+      is.velocities = islands[i].num_velocities;
+      is.contacts = static_cast<int>(islands[i].contacts.size());
+      is.newton_iterations = state[i].iterations;
+      is.line_search_iterations = state[i].line_search_iterations;
+      is.dense = !sparse_island_[i];
+      is.final_scaled_residual = state[i].relative_residual;
+      is.final_cost = state[i].cost;
+      stats.island_newton_iterations += state[i].iterations;
+      stats.final_cost += state[i].cost;
+      stats.final_scaled_residual =
+          std::max(stats.final_scaled_residual, state[i].relative_residual);
+    }
   }
 
   // Results in the user's order.

@@ -21,6 +21,7 @@
 // thread, so one solver per core does not oversubscribe the machine.
 #pragma once
 
+#include <Eigen/Cholesky>
 #include <memory>
 
 #include "sapcontact/solver/linear_algebra/hessian_factorization.h"
@@ -52,21 +53,40 @@ class SapSolver {
   int total_symbolic_analyses() const;
 
  private:
-  // Exact line search (SAP paper §IV-B) or backtracking along dv from v;
-  // returns alpha and adds the iterations made to *iterations.
-  double LineSearch(const SapModel& model, double cost0, double dcost0,
-                    int* iterations);
-  void EnsureFactorization(int size);
+  // Exact line search (SAP paper §IV-B) or backtracking along dv from v for
+  // one island; returns alpha and adds the iterations made to *iterations.
+  double LineSearch(const SapModel& model, const SapModel::Island& island,
+                    double cost0, double dcost0, int* iterations);
+  // Factors the dense island's Hessian (blocks of H_) and solves for its dv.
+  // Returns false if it is not numerically positive definite.
+  bool SolveDenseIsland(const SapModel& model, const SapModel::Island& island,
+                        double* rcond);
+  // The CHOLMOD group: the islands with sparse_island_ set. Factors their
+  // Hessian (H_ itself when they are all the islands, else the sub-pattern
+  // H_group_) and solves for dv of the stepping ones. Returns false if it is
+  // not numerically positive definite.
+  bool SolveSparseGroup(const SapModel& model, double* rcond);
 
   SapSolverParameters parameters_;
-  std::unique_ptr<HessianFactorization> factorization_;
+  std::unique_ptr<HessianFactorization> factorization_;  // CHOLMOD group
   // Workspace reused across iterations and solves.
   Eigen::VectorXd v_, dv_, r_, Ar_, Adv_, Av_, Avstar_, vc_, dvc_, gamma_, jtg_,
       grad_;
-  Eigen::VectorXd vc_alpha_, gamma_alpha_;
+  Eigen::VectorXd vc_alpha_, rhs_;
   std::vector<Matrix3> G_;
-  BlockSparseSymmetricMatrix H_;
-  // Line search coefficients: l_A(alpha) = lA0 + alpha a1 + alpha^2 a2 / 2.
+  BlockSparseSymmetricMatrix H_, H_group_;
+  // Per island: factored on its own (dense) or in the CHOLMOD group, and
+  // whether it takes a Newton step this round.
+  std::vector<char> sparse_island_, stepping_;
+  std::vector<int> island_of_tree_;  // participating tree -> island solved
+  // The CHOLMOD group's trees (participating indices, increasing) and, per
+  // off-diagonal block of H_group_, the block of H_ it copies.
+  std::vector<int> group_trees_, group_off_diagonal_source_;
+  bool group_is_everything_{false};
+  Eigen::MatrixXd dense_H_;
+  Eigen::LLT<Eigen::MatrixXd> dense_llt_;
+  // Line search coefficients of the island being searched:
+  // l_A(alpha) = lA0 + alpha a1 + alpha^2 a2 / 2.
   double lA0_{0}, a1_{0}, a2_{0};
   // sum_k |dvc_k' gamma_k| at alpha = 0: the scale of dl/dalpha's round-off.
   double dvc_gamma0_{0};

@@ -42,6 +42,12 @@ struct SapSolverParameters {
   /// dense_size_threshold participating DOFs, CHOLMOD above.
   LinearSolverType linear_solver{LinearSolverType::kAuto};
   int dense_size_threshold{100};
+  /// Islands (docs/theory.md §8): true solves each connected component of
+  /// the contact graph as its own Newton problem, with its own line search
+  /// and convergence test (and, with kAuto, its own dense factorization when
+  /// it has at most dense_size_threshold DOFs); false runs one Newton
+  /// iteration over all participating trees (the monolithic SAP iteration).
+  bool islands{true};
   /// The Hessian is declared ill-conditioned (status kIllConditioned) when
   /// the reciprocal condition estimate of its factorization falls below this:
   /// round-off alone (eps * cond(H) > 2e-4) then leaves fewer than ~4

@@ -20,22 +20,55 @@ enum class SapSolverStatus {
 /// Human-readable name of a status.
 const char* ToString(SapSolverStatus status);
 
-struct SapSolverStatistics {
-  /// Newton iterations (= factorizations) performed.
+/// One island of a solve: a connected component of the participating trees
+/// linked by contacts (docs/theory.md §8), solved as its own Newton problem.
+struct SapIslandStatistics {
+  int trees{0};
+  int velocities{0};
+  int contacts{0};
+  /// Newton iterations this island took (its own count).
   int newton_iterations{0};
+  int line_search_iterations{0};
+  /// Factored on its own with a dense LLT (else in the CHOLMOD group).
+  bool dense{false};
+  /// Scaled residual (relative) and cost [J] at the end.
+  double final_scaled_residual{0.0};
+  double final_cost{0.0};
+};
+
+struct SapSolverStatistics {
+  /// Newton rounds: in each, every island not yet converged takes one Newton
+  /// step (its own direction, line search and convergence test). Equal to
+  /// the most iterations any island needed; with one island, its Newton
+  /// iterations.
+  int newton_iterations{0};
+  /// Newton iterations summed over the islands (the work done).
+  int island_newton_iterations{0};
+  /// Hessian factorizations performed: one per stepping dense island per
+  /// round, one per round for the CHOLMOD group when any of its islands
+  /// steps.
+  int factorizations{0};
+  /// Islands of the participating trees (0 without contacts), and each
+  /// one's statistics in order of its first tree.
+  int islands{0};
+  std::vector<SapIslandStatistics> island_statistics;
   /// Line-search iterations, total over the solve.
   int line_search_iterations{0};
-  /// Per Newton iteration k = 0..: the cost l(v_k) before the step [J], the
-  /// accepted step size alpha_k, the scaled residual ||D grad|| at v_k
-  /// divided by max(||D A v||, ||D J' gamma||), the line-search iterations.
+  /// Per Newton round k = 0..: the cost l(v_k) before the step [J] (all
+  /// islands), the smallest step size alpha_k accepted by a stepping island,
+  /// the largest scaled residual ||D grad|| / max(||D A v||, ||D J' gamma||)
+  /// of a stepping island (norms over the island), and the line-search
+  /// iterations of the round.
   std::vector<double> cost;
   std::vector<double> alpha;
   std::vector<double> scaled_residual;
   std::vector<int> line_search_iterations_per_newton;
-  /// Final scaled residual (relative) and cost [J].
+  /// Final scaled residual (relative; the largest over the islands) and
+  /// cost [J] (all islands).
   double final_scaled_residual{0.0};
   double final_cost{0.0};
-  /// Reciprocal condition estimate of the last factored Hessian (0 if none).
+  /// Reciprocal condition estimate of the last factored Hessian (the
+  /// smallest over the factorizations of the last round; 0 if none).
   double reciprocal_condition{0.0};
   /// CHOLMOD symbolic analyses performed during this solve (0 when the
   /// previous analysis was reused, or on the dense path).

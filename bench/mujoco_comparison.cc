@@ -1,0 +1,296 @@
+// sapcontact against MuJoCo on the same scenes, side by side in one run
+// (README "Benchmarks"). Each scene of bench/comparison_scenes.h is written
+// once as a sapsim scene and once as MJCF, with matched contact parameters;
+// both engines step it single-threaded for its duration and the table gives,
+// per scene and time step, wall time per step (collision, contact problem,
+// solve and integration; best of up to 3 runs when a run is short), the
+// ratio sapcontact / MuJoCo, mean Newton iterations and contacts per step,
+// and the scene's physical outcome in both engines, so that speed is never
+// bought with sloppier physics.
+//
+//   cmake --build build --target mujoco_comparison
+//   build/bin/mujoco_comparison [--scene NAME] [--dt 1e-3,1e-2] [--csv FILE]
+//
+// Built when CMake finds MuJoCo (Debian libmujoco-dev 2.2.2, installed by
+// scripts/setup). MuJoCo 2.2 preallocates its constraint buffers from
+// <size nconmax njmax>; when they cannot be allocated (the 1600-box grid)
+// the row says so.
+#include <mujoco/mujoco.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/comparison_scenes.h"
+#include "sapcontact/sim/scene/scene_loader.h"
+#include "sapcontact/sim/stepping/time_stepper.h"
+
+namespace sapcontact::comparison {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct EngineRun {
+  bool ok{false};
+  std::string error;
+  int steps{0};
+  double us_per_step{0};
+  double mean_iterations{0};
+  double mean_contacts{0};
+  double outcome{0};
+};
+
+constexpr int kMaxRepeats = 3;
+constexpr double kRepeatBelowSeconds = 2.0;
+
+int Steps(const ComparisonScene& s, double dt) {
+  return static_cast<int>(std::lround(s.duration / dt));
+}
+
+EngineRun RunSapcontact(const ComparisonScene& s, double dt) {
+  EngineRun best;
+  const std::string yaml = ToSapsimYaml(s, dt);
+  for (int repeat = 0; repeat < kMaxRepeats; ++repeat) {
+    EngineRun r;
+    try {
+      const Scene scene = LoadSceneFromString(yaml, s.name);
+      TimeStepper stepper(scene);
+      r.steps = Steps(s, dt);
+      long long iterations = 0, contacts = 0;
+      const auto start = Clock::now();
+      for (int n = 0; n < r.steps; ++n) {
+        const StepInfo info = stepper.Step();
+        iterations += info.newton_iterations;
+        contacts += info.contacts;
+      }
+      const double seconds =
+          std::chrono::duration<double>(Clock::now() - start).count();
+      r.us_per_step = 1e6 * seconds / r.steps;
+      r.mean_iterations = static_cast<double>(iterations) / r.steps;
+      r.mean_contacts = static_cast<double>(contacts) / r.steps;
+      std::vector<Eigen::Vector3d> final;
+      for (size_t i = 0; i < scene.bodies.size(); ++i) {
+        if (!scene.bodies[i].fixed) {
+          final.push_back(stepper.state()[i].pose.position);
+        }
+      }
+      r.outcome = s.outcome(final);
+      r.ok = true;
+      if (!best.ok || r.us_per_step < best.us_per_step) best = r;
+      if (seconds > kRepeatBelowSeconds) break;
+    } catch (const std::exception& e) {
+      best.error = e.what();
+      break;
+    }
+  }
+  return best;
+}
+
+// MuJoCo 2.2 has no XML-from-string loader: the model goes through a VFS.
+mjModel* LoadMjcf(const std::string& xml, std::string* error) {
+  auto vfs = std::make_unique<mjVFS>();
+  mj_defaultVFS(vfs.get());
+  const char* name = "comparison.xml";
+  if (mj_makeEmptyFileVFS(vfs.get(), name, static_cast<int>(xml.size())) != 0) {
+    *error = "mj_makeEmptyFileVFS failed";
+    return nullptr;
+  }
+  const int i = mj_findFileVFS(vfs.get(), name);
+  std::memcpy(vfs->filedata[i], xml.data(), xml.size());
+  char message[1000] = "";
+  mjModel* m = mj_loadXML(name, vfs.get(), message, sizeof(message));
+  mj_deleteVFS(vfs.get());
+  if (m == nullptr) *error = message;
+  return m;
+}
+
+EngineRun RunMujoco(const ComparisonScene& s, double dt) {
+  EngineRun best;
+  int free_bodies = 0;
+  for (const ComparisonBody& b : s.bodies) free_bodies += b.fixed ? 0 : 1;
+  const std::string xml = ToMjcf(s, dt, 6 * free_bodies);
+  for (int repeat = 0; repeat < kMaxRepeats; ++repeat) {
+    EngineRun r;
+    mjModel* m = LoadMjcf(xml, &r.error);
+    if (m == nullptr) {
+      best.error = r.error.empty() ? "could not load the model" : r.error;
+      break;
+    }
+    mjData* d = mj_makeData(m);
+    if (d == nullptr) {
+      mj_deleteModel(m);
+      best.error = "cannot allocate mjData";
+      break;
+    }
+    r.steps = Steps(s, dt);
+    long long iterations = 0, contacts = 0;
+    const auto start = Clock::now();
+    for (int n = 0; n < r.steps; ++n) {
+      mj_step(m, d);
+      iterations += d->solver_iter;
+      contacts += d->ncon;
+    }
+    const double seconds =
+        std::chrono::duration<double>(Clock::now() - start).count();
+    r.us_per_step = 1e6 * seconds / r.steps;
+    r.mean_iterations = static_cast<double>(iterations) / r.steps;
+    r.mean_contacts = static_cast<double>(contacts) / r.steps;
+    bool finite = true;
+    for (int i = 0; i < m->nq; ++i)
+      finite = finite && std::isfinite(d->qpos[i]);
+    std::vector<Eigen::Vector3d> final;
+    for (int b = 1; b < m->nbody; ++b) {  // body 0 is the world
+      final.emplace_back(d->xpos[3 * b], d->xpos[3 * b + 1],
+                         d->xpos[3 * b + 2]);
+    }
+    r.outcome = s.outcome(final);
+    int warnings = 0;
+    for (int w = 0; w < mjNWARNING; ++w) warnings += d->warning[w].number;
+    mj_deleteData(d);
+    mj_deleteModel(m);
+    r.ok = finite;
+    if (!finite) r.error = "non-finite state";
+    if (warnings > 0 && r.ok) r.error = std::to_string(warnings) + " warnings";
+    if (!best.ok || (r.ok && r.us_per_step < best.us_per_step)) best = r;
+    if (!r.ok || seconds > kRepeatBelowSeconds) break;
+  }
+  return best;
+}
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep)) out.push_back(item);
+  return out;
+}
+
+int Main(int argc, char** argv) {
+  std::string only_scene, csv_path, engines = "both";
+  bool print_yaml = false;
+  std::vector<double> dts = {1e-3, 1e-2};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "mujoco_comparison: %s needs a value\n",
+                     a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--scene") {
+      only_scene = value();
+    } else if (a == "--dt") {
+      dts.clear();
+      for (const std::string& v : Split(value(), ','))
+        dts.push_back(std::stod(v));
+    } else if (a == "--csv") {
+      csv_path = value();
+    } else if (a == "--engine") {
+      engines = value();
+      if (engines != "both" && engines != "sapcontact" && engines != "mujoco") {
+        std::fprintf(stderr,
+                     "mujoco_comparison: --engine both|sapcontact|mujoco\n");
+        return 2;
+      }
+    } else if (a == "--print-yaml") {
+      print_yaml = true;
+    } else if (a == "--help" || a == "-h") {
+      std::printf(
+          "usage: mujoco_comparison [--scene NAME] [--dt DT[,DT...]] "
+          "[--csv FILE] [--engine both|sapcontact|mujoco] [--print-yaml]\n"
+          "  --print-yaml writes the sapsim scene of each selected case to "
+          "stdout instead of running\n  scenes: rest, incline 20, stack 10, "
+          "stack 20, "
+          "spheres 64, spheres 512, grid 400, grid 729, grid 1600, clutter "
+          "48 (NAME matches a prefix, e.g. --scene spheres)\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "mujoco_comparison: unknown option %s\n", a.c_str());
+      return 2;
+    }
+  }
+  std::ofstream csv;
+  if (!csv_path.empty()) {
+    csv.open(csv_path);
+    csv << "scene,dt,steps,sap_us_per_step,mujoco_us_per_step,ratio,"
+           "sap_newton_iterations,mujoco_newton_iterations,sap_contacts,"
+           "mujoco_contacts,outcome,sap_outcome,mujoco_outcome,mujoco_error\n";
+  }
+  if (!print_yaml) {
+    std::printf(
+        "MuJoCo %s, Newton, elliptic cones; sapcontact SAP, beta %.2f, "
+        "k = inf, tau_d = 3 dt, mu = %.1f\n",
+        mj_versionString(), kBeta, kFriction);
+    std::printf(
+        "%-12s %6s %6s | %10s %10s %6s | %11s | %11s | %-14s %12s %12s\n",
+        "scene", "dt", "steps", "sap us", "mujoco us", "ratio", "its sap/mj",
+        "contacts", "outcome", "sapcontact", "mujoco");
+  }
+  std::vector<double> log_ratios;
+  for (const ComparisonScene& s : AllScenes()) {
+    if (!only_scene.empty() && s.name.rfind(only_scene, 0) != 0) continue;
+    for (double dt : dts) {
+      if (print_yaml) {
+        std::printf("# %s, dt = %g\n%s", s.name.c_str(), dt,
+                    ToSapsimYaml(s, dt).c_str());
+        continue;
+      }
+      const EngineRun a =
+          engines == "mujoco" ? EngineRun{} : RunSapcontact(s, dt);
+      const EngineRun b =
+          engines == "sapcontact" ? EngineRun{} : RunMujoco(s, dt);
+      const bool both = a.ok && b.ok;
+      const double ratio = both ? a.us_per_step / b.us_per_step : NAN;
+      if (both) log_ratios.push_back(std::log(ratio));
+      char mj_us[32], ratio_text[16], its[32], contacts[32], mj_out[32];
+      std::snprintf(mj_us, sizeof(mj_us), b.ok ? "%.1f" : "-", b.us_per_step);
+      std::snprintf(ratio_text, sizeof(ratio_text), both ? "%.2f" : "-", ratio);
+      std::snprintf(its, sizeof(its), "%.2f/%.2f", a.mean_iterations,
+                    b.mean_iterations);
+      std::snprintf(contacts, sizeof(contacts), "%.0f/%.0f", a.mean_contacts,
+                    b.mean_contacts);
+      std::snprintf(mj_out, sizeof(mj_out), b.ok ? "%.3g" : "-", b.outcome);
+      std::printf(
+          "%-12s %6g %6d | %10.1f %10s %6s | %11s | %11s | %-14s %12.3g "
+          "%12s%s%s\n",
+          s.name.c_str(), dt, a.steps, a.us_per_step, mj_us, ratio_text, its,
+          contacts, s.outcome_name.c_str(), a.outcome, mj_out,
+          a.ok ? "" : ("  sapcontact: " + a.error).c_str(),
+          b.error.empty() ? "" : ("  mujoco: " + b.error).c_str());
+      std::fflush(stdout);
+      if (csv.is_open()) {
+        csv << '"' << s.name << "\"," << dt << ',' << a.steps << ','
+            << a.us_per_step << ','
+            << (b.ok ? std::to_string(b.us_per_step) : "") << ','
+            << (both ? std::to_string(ratio) : "") << ',' << a.mean_iterations
+            << ',' << b.mean_iterations << ',' << a.mean_contacts << ','
+            << b.mean_contacts << ",\"" << s.outcome_name << "\"," << a.outcome
+            << ',' << (b.ok ? std::to_string(b.outcome) : "") << ",\""
+            << b.error << "\"\n";
+      }
+    }
+  }
+  if (!log_ratios.empty()) {
+    double sum = 0;
+    for (double l : log_ratios) sum += l;
+    std::printf("geometric mean of the ratios over %zu rows: %.2f\n",
+                log_ratios.size(), std::exp(sum / log_ratios.size()));
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace sapcontact::comparison
+
+int main(int argc, char** argv) {
+  return sapcontact::comparison::Main(argc, argv);
+}

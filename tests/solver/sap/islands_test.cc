@@ -1,0 +1,124 @@
+// Islands (SapSolverParameters::islands, docs/theory.md §8): the connected
+// components of the contact graph are solved as independent Newton problems
+// with their own line search and convergence test. The answer equals the
+// monolithic solve's (islands = false) within the tolerance, each island
+// meets the convergence criterion on its own, and the statistics account
+// for every island.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "bench/box_fixtures.h"
+#include "sapcontact/solver/sap/sap_solver.h"
+
+namespace sapcontact {
+namespace {
+
+// The trees and contacts of b appended to a (tree indices shifted).
+void Append(const SapProblem& b, SapProblem* a) {
+  const int offset = static_cast<int>(a->trees.size());
+  for (const Tree& t : b.trees) a->trees.push_back(t);
+  for (Contact c : b.contacts) {
+    c.first.tree += offset;
+    if (c.second) c.second->tree += offset;
+    a->contacts.push_back(c);
+  }
+}
+
+// Chains of 1, 3 and 6 sliding boxes and a 4 x 4 grid: four islands, the
+// grid (96 DOFs) and the 6-chain (36 DOFs) small enough for dense
+// factorization, plus a 9 x 9 grid (486 DOFs) for the CHOLMOD group.
+SapProblem ManyIslands(double jiggle) {
+  fixtures::BoxSetup s;
+  s.jiggle = jiggle;
+  SapProblem p = fixtures::Chain(1, s);
+  Append(fixtures::Chain(3, s), &p);
+  Append(fixtures::Grid(9, s), &p);
+  s.jiggle = 2 * jiggle;
+  Append(fixtures::Chain(6, s), &p);
+  Append(fixtures::Grid(4, s), &p);
+  return p;
+}
+
+SapSolverParameters Tight(bool islands) {
+  SapSolverParameters params;
+  params.rel_tolerance = 1e-10;
+  params.islands = islands;
+  return params;
+}
+
+TEST(Islands, SameAnswerAsTheMonolithicSolve) {
+  const SapProblem p = ManyIslands(0.05);
+  SapSolver by_island(Tight(true)), monolithic(Tight(false));
+  const SapSolverResults a = by_island.Solve(p), b = monolithic.Solve(p);
+  ASSERT_TRUE(a.converged()) << a.message;
+  ASSERT_TRUE(b.converged()) << b.message;
+  EXPECT_EQ(a.statistics.islands, 5);
+  EXPECT_EQ(b.statistics.islands, 1);
+  EXPECT_LT((a.v - b.v).norm(), 1e-8 * b.v.norm());
+  EXPECT_LT((a.gamma - b.gamma).norm(), 1e-8 * b.gamma.norm());
+  // Both are optimal: A (v - v*) = J' gamma.
+  for (const SapSolverResults* r : {&a, &b}) {
+    const Eigen::VectorXd momentum =
+        DenseA(p) * (r->v - StackedVStar(p)) - r->generalized_impulse;
+    EXPECT_LT(momentum.norm(), 1e-8 * r->generalized_impulse.norm());
+  }
+  std::printf(
+      "Newton rounds: islands %d (%d island iterations, %d factorizations), "
+      "monolithic %d\n",
+      a.statistics.newton_iterations, a.statistics.island_newton_iterations,
+      a.statistics.factorizations, b.statistics.newton_iterations);
+}
+
+TEST(Islands, EachIslandConvergesOnItsOwnAndIsAccountedFor) {
+  const SapProblem p = ManyIslands(0.05);
+  SapSolver solver(Tight(true));
+  const SapSolverResults r = solver.Solve(p);
+  ASSERT_TRUE(r.converged()) << r.message;
+  const SapSolverStatistics& s = r.statistics;
+  ASSERT_EQ(static_cast<int>(s.island_statistics.size()), 5);
+  // In order of their first tree: chain 1, chain 3, grid 9, chain 6, grid 4.
+  const int trees[] = {1, 3, 81, 6, 16};
+  int sum = 0, most = 0, contacts = 0, velocities = 0;
+  for (int i = 0; i < 5; ++i) {
+    const SapIslandStatistics& is = s.island_statistics[i];
+    EXPECT_EQ(is.trees, trees[i]) << "island " << i;
+    EXPECT_EQ(is.velocities, 6 * trees[i]);
+    EXPECT_EQ(is.dense, is.velocities <= 100) << "island " << i;
+    EXPECT_LE(is.final_scaled_residual, 1e-10) << "island " << i;
+    sum += is.newton_iterations;
+    most = std::max(most, is.newton_iterations);
+    contacts += is.contacts;
+    velocities += is.velocities;
+  }
+  EXPECT_EQ(s.island_newton_iterations, sum);
+  EXPECT_EQ(s.newton_iterations, most);
+  EXPECT_EQ(contacts, static_cast<int>(p.contacts.size()));
+  EXPECT_EQ(velocities, s.participating_velocities);
+  // One CHOLMOD analysis for the one large island.
+  EXPECT_EQ(s.symbolic_analyses, 1);
+}
+
+TEST(Islands, AConvergedIslandStopsIterating) {
+  // Resting islands next to sliding ones: warm-started at the solution of
+  // the resting part, the resting islands take no Newton step at all.
+  fixtures::BoxSetup rest, slide;
+  slide.jiggle = 0.05;
+  SapProblem p = fixtures::Chain(4, rest);
+  const int resting_trees = static_cast<int>(p.trees.size());
+  Append(fixtures::Chain(5, slide), &p);
+  SapSolver solver(Tight(true));
+  const SapSolverResults first = solver.Solve(p);
+  ASSERT_TRUE(first.converged());
+  const SapSolverResults again = solver.Solve(p, &first.v);
+  ASSERT_TRUE(again.converged());
+  EXPECT_EQ(again.statistics.newton_iterations, 0);
+  // From v*, the sliding chain needs more iterations than the resting one.
+  ASSERT_EQ(first.statistics.island_statistics.size(), 2u);
+  EXPECT_EQ(first.statistics.island_statistics[0].trees, resting_trees);
+  EXPECT_LT(first.statistics.island_statistics[0].newton_iterations,
+            first.statistics.island_statistics[1].newton_iterations);
+}
+
+}  // namespace
+}  // namespace sapcontact
