@@ -14,11 +14,21 @@
 namespace sapcontact {
 
 struct CholmodHessianFactorization::Impl {
-  Impl() {
+  explicit Impl(CholmodFactorKind kind) {
     cholmod_start(&common);
     common.print = 0;  // We report failures ourselves.
     common.error_handler = nullptr;
-    common.supernodal = CHOLMOD_SUPERNODAL;
+    switch (kind) {
+      case CholmodFactorKind::kAuto:
+        common.supernodal = CHOLMOD_AUTO;
+        break;
+      case CholmodFactorKind::kSupernodal:
+        common.supernodal = CHOLMOD_SUPERNODAL;
+        break;
+      case CholmodFactorKind::kSimplicial:
+        common.supernodal = CHOLMOD_SIMPLICIAL;
+        break;
+    }
     common.final_ll = true;  // LL' (a supernodal factor always is).
     common.quick_return_if_not_posdef = true;
   }
@@ -181,8 +191,8 @@ void CholmodHessianFactorization::Impl::CopyValues(
   }
 }
 
-CholmodHessianFactorization::CholmodHessianFactorization()
-    : impl_(std::make_unique<Impl>()) {}
+CholmodHessianFactorization::CholmodHessianFactorization(CholmodFactorKind kind)
+    : impl_(std::make_unique<Impl>(kind)) {}
 CholmodHessianFactorization::~CholmodHessianFactorization() = default;
 CholmodHessianFactorization::CholmodHessianFactorization(
     CholmodHessianFactorization&&) noexcept = default;
@@ -325,6 +335,11 @@ bool CholmodHessianFactorization::factor_is_supernodal() const {
 
 std::unique_ptr<HessianFactorization> MakeCholmodHessianFactorization() {
   return std::make_unique<CholmodHessianFactorization>();
+}
+
+std::unique_ptr<HessianFactorization> MakeCholmodHessianFactorizationOfKind(
+    CholmodFactorKind kind) {
+  return std::make_unique<CholmodHessianFactorization>(kind);
 }
 
 }  // namespace sapcontact

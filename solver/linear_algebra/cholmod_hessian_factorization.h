@@ -1,6 +1,6 @@
 // Sparse Cholesky factorization of the SAP Newton Hessian (SAP paper §IV-D,
 // "Problem Sparsity": the block pattern of A + J' G J is the tree/patch
-// graph) with CHOLMOD's supernodal LL'.
+// graph) with CHOLMOD's LL', supernodal by default (CholmodFactorKind).
 //
 // When the block pattern is new, the lower triangle (stype = -1) is laid out
 // in compressed-column form directly from the blocks (rows sorted within each
@@ -33,13 +33,15 @@
 
 namespace sapcontact {
 
-/// CHOLMOD (SuiteSparse 5.x, int indices) supernodal LL'. Owns its
+/// CHOLMOD (SuiteSparse 5.x, int indices) LL', supernodal, simplicial or
+/// chosen by cholmod_analyze (CholmodFactorKind). Owns its
 /// cholmod_common (cholmod_start/cholmod_finish) and every CHOLMOD object;
 /// movable, not copyable. CHOLMOD's own printing is disabled: failures are
 /// reported by Factor()'s return value and exceptions.
 class CholmodHessianFactorization final : public HessianFactorization {
  public:
-  CholmodHessianFactorization();
+  explicit CholmodHessianFactorization(
+      CholmodFactorKind kind = CholmodFactorKind::kSupernodal);
   ~CholmodHessianFactorization() override;
   CholmodHessianFactorization(CholmodHessianFactorization&&) noexcept;
   CholmodHessianFactorization& operator=(
@@ -59,8 +61,8 @@ class CholmodHessianFactorization final : public HessianFactorization {
   bool is_factored() const override;
   int size() const override;
 
-  /// True if the current factor is supernodal (it always is after a Factor()
-  /// of a non-empty matrix; exposed for tests).
+  /// True if the current factor is supernodal (always, after a Factor() of
+  /// a non-empty matrix, with kSupernodal; exposed for tests).
   bool factor_is_supernodal() const;
 
  private:

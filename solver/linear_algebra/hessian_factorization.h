@@ -35,6 +35,27 @@ inline const char* ToString(LinearSolverType type) {
   return "unknown";
 }
 
+/// CHOLMOD's factorization method. Supernodal runs dense BLAS kernels on
+/// supernodes (best for large, well-connected patterns such as 2-D grids of
+/// bodies); simplicial works column by column without BLAS (best for sparse
+/// patterns with little fill, such as chains and piles); kAuto lets
+/// cholmod_analyze choose by the flop count per factor entry (supernodal at
+/// 40 or more, CHOLMOD's Common->supernodal_switch).
+enum class CholmodFactorKind { kAuto, kSupernodal, kSimplicial };
+
+/// "auto", "supernodal" or "simplicial".
+inline const char* ToString(CholmodFactorKind kind) {
+  switch (kind) {
+    case CholmodFactorKind::kAuto:
+      return "auto";
+    case CholmodFactorKind::kSupernodal:
+      return "supernodal";
+    case CholmodFactorKind::kSimplicial:
+      return "simplicial";
+  }
+  return "unknown";
+}
+
 /// Counters accumulated over the lifetime of one factorization object.
 struct FactorizationStatistics {
   /// CHOLMOD analyses (fill-reducing ordering + symbolic factorization)
@@ -99,6 +120,9 @@ std::unique_ptr<HessianFactorization> MakeDenseHessianFactorization();
 /// CHOLMOD supernodal LL'
 /// (solver/linear_algebra/cholmod_hessian_factorization.h).
 std::unique_ptr<HessianFactorization> MakeCholmodHessianFactorization();
+/// CHOLMOD LL' of the given kind.
+std::unique_ptr<HessianFactorization> MakeCholmodHessianFactorizationOfKind(
+    CholmodFactorKind kind);
 
 /// kAuto: dense when the total size is <= dense_size_threshold, else CHOLMOD.
 /// Throws std::invalid_argument if size < 0 or dense_size_threshold < 0.

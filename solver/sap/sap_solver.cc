@@ -298,9 +298,11 @@ SapSolverResults SapSolver::Solve(const SapProblem& problem,
     }
     int symbolic_start = 0;
     if (!group_trees_.empty()) {
-      if (!factorization_) {
-        factorization_ = MakeHessianFactorization(LinearSolverType::kCholmod,
-                                                  model.num_velocities());
+      if (!factorization_ ||
+          factorization_kind_ != parameters_.cholmod_factor) {
+        factorization_ =
+            MakeCholmodHessianFactorizationOfKind(parameters_.cholmod_factor);
+        factorization_kind_ = parameters_.cholmod_factor;
       }
       symbolic_start = factorization_->statistics().symbolic_analyses;
       if (!group_is_everything_) {

@@ -69,6 +69,7 @@ class SapSolver {
 
   SapSolverParameters parameters_;
   std::unique_ptr<HessianFactorization> factorization_;  // CHOLMOD group
+  CholmodFactorKind factorization_kind_{CholmodFactorKind::kAuto};
   // Workspace reused across iterations and solves.
   Eigen::VectorXd v_, dv_, r_, Ar_, Adv_, Av_, Avstar_, vc_, dvc_, gamma_, jtg_,
       grad_;

@@ -42,6 +42,7 @@ SapProblem ThreadProblem(int t, int j) {
 SapSolverParameters CholmodParameters() {
   SapSolverParameters p;
   p.linear_solver = LinearSolverType::kCholmod;
+  p.cholmod_factor = CholmodFactorKind::kSupernodal;  // BLAS on supernodes
   return p;
 }
 
