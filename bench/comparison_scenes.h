@@ -301,8 +301,13 @@ inline std::string Num(double x) {
   return os.str();
 }
 
-/// The sapsim YAML scene (docs/scenes.md) of `s` at time step dt.
-inline std::string ToSapsimYaml(const ComparisonScene& s, double dt) {
+/// The sapsim YAML scene (docs/scenes.md) of `s` at time step dt, with
+/// friction regularization sigma (sapcontact's default 1e-3; MuJoCo's
+/// friction rows carry the same regularization as its normal rows,
+/// (1 - d)/d = 0.0101 times the translational inverse mass, which is
+/// sigma = 0.0101 / (w m) ~ 0.004-0.006 for the contacts of these scenes).
+inline std::string ToSapsimYaml(const ComparisonScene& s, double dt,
+                                double sigma = 1e-3) {
   std::ostringstream y;
   y << "time_step: " << Num(dt) << "\nduration: " << Num(s.duration)
     << "\ngravity: [" << Num(s.gravity.x()) << ", " << Num(s.gravity.y())
@@ -311,7 +316,8 @@ inline std::string ToSapsimYaml(const ComparisonScene& s, double dt) {
     // Pair rule: dissipation time scales add, so 1.5 dt per material.
     << "materials:\n  default: {stiffness: .inf, dissipation_time_scale: "
     << Num(1.5 * dt) << ", friction: " << Num(kFriction) << "}\n"
-    << "solver:\n  near_rigid_threshold: " << Num(kBeta) << "\n"
+    << "solver:\n  near_rigid_threshold: " << Num(kBeta)
+    << "\n  friction_regularization: " << Num(sigma) << "\n"
     << "output:\n  every: 1000000\nbodies:\n";
   for (const ComparisonBody& b : s.bodies) {
     y << "  - name: " << b.name << "\n";

@@ -54,9 +54,9 @@ int Steps(const ComparisonScene& s, double dt) {
   return static_cast<int>(std::lround(s.duration / dt));
 }
 
-EngineRun RunSapcontact(const ComparisonScene& s, double dt) {
+EngineRun RunSapcontact(const ComparisonScene& s, double dt, double sigma) {
   EngineRun best;
-  const std::string yaml = ToSapsimYaml(s, dt);
+  const std::string yaml = ToSapsimYaml(s, dt, sigma);
   for (int repeat = 0; repeat < kMaxRepeats; ++repeat) {
     EngineRun r;
     try {
@@ -175,6 +175,7 @@ std::vector<std::string> Split(const std::string& s, char sep) {
 int Main(int argc, char** argv) {
   std::string only_scene, csv_path, engines = "both";
   bool print_yaml = false;
+  double sigma = 1e-3;
   std::vector<double> dts = {1e-3, 1e-2};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -201,12 +202,17 @@ int Main(int argc, char** argv) {
                      "mujoco_comparison: --engine both|sapcontact|mujoco\n");
         return 2;
       }
+    } else if (a == "--sigma") {
+      sigma = std::stod(value());
     } else if (a == "--print-yaml") {
       print_yaml = true;
     } else if (a == "--help" || a == "-h") {
       std::printf(
           "usage: mujoco_comparison [--scene NAME] [--dt DT[,DT...]] "
-          "[--csv FILE] [--engine both|sapcontact|mujoco] [--print-yaml]\n"
+          "[--csv FILE] [--engine both|sapcontact|mujoco] [--sigma S] "
+          "[--print-yaml]\n"
+          "  --sigma: sapcontact's friction regularization (default 1e-3; "
+          "0.005 matches MuJoCo's)\n"
           "  --print-yaml writes the sapsim scene of each selected case to "
           "stdout instead of running\n  scenes: rest, incline 20, stack 10, "
           "stack 20, "
@@ -228,8 +234,8 @@ int Main(int argc, char** argv) {
   if (!print_yaml) {
     std::printf(
         "MuJoCo %s, Newton, elliptic cones; sapcontact SAP, beta %.2f, "
-        "k = inf, tau_d = 3 dt, mu = %.1f\n",
-        mj_versionString(), kBeta, kFriction);
+        "sigma %g, k = inf, tau_d = 3 dt, mu = %.1f\n",
+        mj_versionString(), kBeta, sigma, kFriction);
     std::printf(
         "%-12s %6s %6s | %10s %10s %6s | %11s | %11s | %-14s %12s %12s\n",
         "scene", "dt", "steps", "sap us", "mujoco us", "ratio", "its sap/mj",
@@ -241,11 +247,11 @@ int Main(int argc, char** argv) {
     for (double dt : dts) {
       if (print_yaml) {
         std::printf("# %s, dt = %g\n%s", s.name.c_str(), dt,
-                    ToSapsimYaml(s, dt).c_str());
+                    ToSapsimYaml(s, dt, sigma).c_str());
         continue;
       }
       const EngineRun a =
-          engines == "mujoco" ? EngineRun{} : RunSapcontact(s, dt);
+          engines == "mujoco" ? EngineRun{} : RunSapcontact(s, dt, sigma);
       const EngineRun b =
           engines == "sapcontact" ? EngineRun{} : RunMujoco(s, dt);
       const bool both = a.ok && b.ok;

@@ -30,11 +30,14 @@ Matrix3 WorldInertia(const Body& body, const Pose& pose) {
 // 3 x 6 Jacobian of the velocity of the world point at offset r from the
 // centre of mass, v + w x r = v - [r]x w, in the contact frame whose rows
 // are (n, t1, t2).
-Eigen::MatrixXd PointJacobian(const Matrix3& frame_rows, const Vector3& r) {
-  Eigen::MatrixXd J(3, 6);
-  J.leftCols<3>() = frame_rows;
-  J.rightCols<3>() = -frame_rows * Skew(r);
-  return J;
+// J (3 x 6) of the point at r (from the centre of mass, world frame) of a
+// free body, rows in the contact frame, times `sign`; written in place (no
+// allocation once J has its size).
+void SetPointJacobian(const Matrix3& frame_rows, const Vector3& r, double sign,
+                      Eigen::MatrixXd* J) {
+  J->resize(3, 6);
+  J->leftCols<3>() = sign * frame_rows;
+  J->rightCols<3>() = -sign * frame_rows * Skew(r);
 }
 
 // Torque-free angular velocity after dt: the explicit gyroscopic step
@@ -157,13 +160,18 @@ void TimeStepper::BuildProblem() {
     const int tree_b = tree_of_body_[cp.body_b];
     const int tree_a = tree_of_body_[cp.body_a];
     const Vector3 r_b = cp.position - state_[cp.body_b].pose.position;
+    // Blocks are overwritten in place: no allocation in steady state.
     if (tree_a < 0) {
-      c.first = {tree_b, PointJacobian(rows, r_b)};
+      c.first.tree = tree_b;
+      SetPointJacobian(rows, r_b, 1.0, &c.first.J);
       c.second.reset();
     } else {
       const Vector3 r_a = cp.position - state_[cp.body_a].pose.position;
-      c.first = {tree_a, -PointJacobian(rows, r_a)};
-      c.second = ContactJacobianBlock{tree_b, PointJacobian(rows, r_b)};
+      c.first.tree = tree_a;
+      SetPointJacobian(rows, r_a, -1.0, &c.first.J);
+      if (!c.second) c.second.emplace();
+      c.second->tree = tree_b;
+      SetPointJacobian(rows, r_b, 1.0, &c.second->J);
     }
     c.phi0 = cp.phi;
     c.parameters = scene_.PairParameters(cp.body_a, cp.body_b);

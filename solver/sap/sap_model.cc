@@ -30,26 +30,51 @@ SapModel::SapModel(const SapProblem& problem,
   v_star_.resize(num_velocities_);
   D_.resize(num_velocities_);
   // A_t^-1 of each participating tree, once per step (for the Delassus
-  // estimates); the Cholesky factorization also checks A_t is SPD.
+  // estimates); the Cholesky factorization also checks A_t is SPD. Free
+  // bodies (6 DOFs) take a fixed-size path: no allocation.
+  using Matrix6 = Eigen::Matrix<double, 6, 6>;
+  std::vector<Matrix6> A_inv6(tree_of_.size());
   std::vector<Eigen::MatrixXd> A_inv(tree_of_.size());
   for (int p = 0; p < num_trees(); ++p) {
     const Tree& tree = problem.trees[tree_of_[p]];
     v_star_.segment(offsets_[p], sizes_[p]) = tree.v_star;
     D_.segment(offsets_[p], sizes_[p]) =
         tree.A.diagonal().cwiseSqrt().cwiseInverse();
-    const Eigen::LLT<Eigen::MatrixXd> llt(tree.A);
-    if (llt.info() != Eigen::Success) {
+    bool spd = true;
+    if (sizes_[p] == 6) {
+      const Eigen::LLT<Matrix6> llt(tree.A);
+      spd = llt.info() == Eigen::Success;
+      if (spd) A_inv6[p] = llt.solve(Matrix6::Identity());
+    } else {
+      const Eigen::LLT<Eigen::MatrixXd> llt(tree.A);
+      spd = llt.info() == Eigen::Success;
+      if (spd) {
+        A_inv[p] = llt.solve(Eigen::MatrixXd::Identity(sizes_[p], sizes_[p]));
+      }
+    }
+    if (!spd) {
       const int t = tree_of_[p];
       throw std::invalid_argument(
           "tree " + std::to_string(t) +
           (tree.name.empty() ? std::string() : " ('" + tree.name + "')") +
           ": matrix A is not positive definite");
     }
-    A_inv[p] = llt.solve(Eigen::MatrixXd::Identity(sizes_[p], sizes_[p]));
   }
+  // J A_t^-1 J' of one Jacobian block.
+  auto JAinvJt = [&](const Eigen::MatrixXd& J, int p) -> Matrix3 {
+    if (sizes_[p] == 6) {
+      const Eigen::Map<const Eigen::Matrix<double, 3, 6>> J6(J.data());
+      return J6 * A_inv6[p] * J6.transpose();
+    }
+    return J.lazyProduct(A_inv[p]).lazyProduct(J.transpose());
+  };
 
   // Contacts: Delassus estimate, regularization; patches by tree pair.
+  // Contacts of one pair usually come together (collision detection lists
+  // them so): the previous contact's patch is tried before the map.
   std::map<std::pair<int, int>, int> patch_of_pair;
+  std::pair<int, int> last_pair{-2, -2};
+  int last_patch = -1;
   const int nc = static_cast<int>(problem.contacts.size());
   contacts_.resize(nc);
   for (int k = 0; k < nc; ++k) {
@@ -57,13 +82,11 @@ SapModel::SapModel(const SapProblem& problem,
     ModelContact& m = contacts_[k];
     m.tree_a = participating_[c.first.tree];
     m.J_a = &c.first.J;
-    Matrix3 W = c.first.J.lazyProduct(A_inv[m.tree_a])
-                    .lazyProduct(c.first.J.transpose());
+    Matrix3 W = JAinvJt(c.first.J, m.tree_a);
     if (c.second) {
       m.tree_b = participating_[c.second->tree];
       m.J_b = &c.second->J;
-      W += c.second->J.lazyProduct(A_inv[m.tree_b])
-               .lazyProduct(c.second->J.transpose());
+      W += JAinvJt(c.second->J, m.tree_b);
     }
     m.w = DelassusDiagonalEstimate(W);
     try {
@@ -81,15 +104,19 @@ SapModel::SapModel(const SapProblem& problem,
 
     const int i = std::max(m.tree_a, m.tree_b);
     const int j = m.tree_b < 0 ? -1 : std::min(m.tree_a, m.tree_b);
-    auto [it, inserted] =
-        patch_of_pair.try_emplace({i, j}, static_cast<int>(patches_.size()));
-    if (inserted) {
-      Patch patch;
-      patch.tree_i = i;
-      patch.tree_j = j;
-      patches_.push_back(patch);
+    if (std::make_pair(i, j) != last_pair) {
+      auto [it, inserted] =
+          patch_of_pair.try_emplace({i, j}, static_cast<int>(patches_.size()));
+      if (inserted) {
+        Patch patch;
+        patch.tree_i = i;
+        patch.tree_j = j;
+        patches_.push_back(patch);
+      }
+      last_pair = {i, j};
+      last_patch = it->second;
     }
-    patches_[it->second].contacts.push_back(k);
+    patches_[last_patch].contacts.push_back(k);
   }
 
   // Hessian pattern: one off-diagonal block per two-tree patch.
@@ -100,8 +127,6 @@ SapModel::SapModel(const SapProblem& problem,
     off_diagonal.emplace_back(patch.tree_i, patch.tree_j);
   }
   pattern_ = BlockSparsityPattern(sizes_, std::move(off_diagonal));
-  GJ_.resize(num_trees());
-  for (int p = 0; p < num_trees(); ++p) GJ_[p].resize(3, sizes_[p]);
   BuildIslands();
 }
 
@@ -320,15 +345,13 @@ void SapModel::AssembleHessian(const Island& island,
       // J' G J restricted to this contact's trees: diagonal blocks
       // J_a' G J_a (+ J_b' G J_b) and the coupling block (i, j), i > j,
       // J_i' G J_j.
-      AddJtGJ(*m.J_a, G[k], *m.J_a, &GJ_[m.tree_a],
-              &H->diagonal_block(m.tree_a));
+      AddJtGJ(*m.J_a, G[k], *m.J_a, &GJ_, &H->diagonal_block(m.tree_a));
       if (m.J_b) {
-        AddJtGJ(*m.J_b, G[k], *m.J_b, &GJ_[m.tree_b],
-                &H->diagonal_block(m.tree_b));
+        AddJtGJ(*m.J_b, G[k], *m.J_b, &GJ_, &H->diagonal_block(m.tree_b));
         if (m.tree_a > m.tree_b) {
-          AddJtGJ(*m.J_a, G[k], *m.J_b, &GJ_[m.tree_b], off);
+          AddJtGJ(*m.J_a, G[k], *m.J_b, &GJ_, off);
         } else {
-          AddJtGJ(*m.J_b, G[k], *m.J_a, &GJ_[m.tree_a], off);
+          AddJtGJ(*m.J_b, G[k], *m.J_a, &GJ_, off);
         }
       }
     }

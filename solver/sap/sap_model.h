@@ -130,8 +130,9 @@ class SapModel {
   std::vector<Island> islands_;
   std::vector<int> island_of_tree_;
   Eigen::VectorXd v_star_, D_;
-  // Workspace for the Hessian assembly (3 x n_t per tree size).
-  mutable std::vector<Eigen::MatrixXd> GJ_;
+  // Workspace G J_t of the Hessian assembly for trees that are not free
+  // bodies (resized as needed).
+  mutable Eigen::MatrixXd GJ_;
 };
 
 }  // namespace sapcontact
