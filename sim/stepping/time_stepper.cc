@@ -89,6 +89,14 @@ TimeStepper::TimeStepper(const Scene& scene)
       sap_(MakeSapParameters(scene.solver)) {
   const int nb = static_cast<int>(scene_.bodies.size());
   state_.resize(nb);
+  const int nm = static_cast<int>(scene_.materials.size());
+  pair_parameters_.resize(static_cast<size_t>(nm) * nm);
+  for (int a = 0; a < nm; ++a) {
+    for (int b = 0; b < nm; ++b) {
+      pair_parameters_[a * nm + b] =
+          CombineMaterials(scene_.materials[a], scene_.materials[b]);
+    }
+  }
   tree_of_body_.assign(nb, -1);
   for (int b = 0; b < nb; ++b) {
     const Body& body = scene_.bodies[b];
@@ -174,7 +182,9 @@ void TimeStepper::BuildProblem() {
       SetPointJacobian(rows, r_b, 1.0, &c.second->J);
     }
     c.phi0 = cp.phi;
-    c.parameters = scene_.PairParameters(cp.body_a, cp.body_b);
+    c.parameters = pair_parameters_[scene_.bodies[cp.body_a].material_index *
+                                        scene_.materials.size() +
+                                    scene_.bodies[cp.body_b].material_index];
   }
 }
 

@@ -88,6 +88,9 @@ class TimeStepper {
   Scene scene_;
   std::vector<BodyState> state_;
   std::vector<int> tree_of_body_;  // -1 for fixed bodies
+  // Contact parameters of every material pair (Scene::PairParameters),
+  // combined once: pair_parameters_[m_a * materials + m_b].
+  std::vector<ContactParameters> pair_parameters_;
   std::vector<int> body_of_tree_;
   CollisionDetector collision_;
   SapSolver sap_;
