@@ -173,19 +173,10 @@ bool SapSolver::SolveDenseIsland(const SapModel& model,
   for (int j = 0; j < n; ++j) {
     if (!dense_H_.col(j).tail(n - j).allFinite()) return false;
   }
-  if (n == 6) {  // One free body: fixed size, no allocation.
-    using Matrix6 = Eigen::Matrix<double, 6, 6>;
-    const Eigen::LLT<Matrix6> llt(Eigen::Map<const Matrix6>(dense_H_.data()));
-    if (llt.info() != Eigen::Success) return false;
-    *rcond = llt.rcond();
-    Eigen::Map<Eigen::Matrix<double, 6, 1>> x(rhs_.data());
-    llt.solveInPlace(x);
-  } else {
-    dense_llt_.compute(dense_H_);
-    if (dense_llt_.info() != Eigen::Success) return false;
-    *rcond = dense_llt_.rcond();
-    dense_llt_.solveInPlace(rhs_);
-  }
+  dense_llt_.compute(dense_H_);
+  if (dense_llt_.info() != Eigen::Success) return false;
+  *rcond = dense_llt_.rcond();
+  dense_llt_.solveInPlace(rhs_);
   offset = 0;
   for (int p : island.trees) {
     dv_.segment(model.offset(p), model.size(p)) =
