@@ -116,4 +116,14 @@ struct Scene {
   ContactParameters PairParameters(int body_a, int body_b) const;
 };
 
+/// Checks a scene built in code against the limits and ranges of
+/// sim/scene/scene_limits.h (docs/scenes.md "Limits"), which LoadScene
+/// enforces with file lines: time step, gravity, solver settings, margin,
+/// materials, the body count, and every body's name, shape, mass, pose,
+/// velocities and material index. Not checked here: the step count (see
+/// StepCount in sim/stepping/simulation.h). @throws std::invalid_argument
+/// naming the field ("bodies.box.velocity: |velocity| = 2e+04 m/s is
+/// outside [0, 10000] m/s: ...").
+void ValidateScene(const Scene& scene);
+
 }  // namespace sapcontact

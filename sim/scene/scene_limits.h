@@ -16,7 +16,7 @@ constexpr std::size_t kMaxFileBytes = 16u << 20;
 /// YAML nodes of the document, counting every use of an alias (anchors and
 /// aliases `&a`, `*a` may share nodes; nested aliases would otherwise
 /// expand exponentially when walked).
-constexpr long kMaxYamlNodes = 1000000;
+constexpr long kMaxYamlNodes = 2000000;
 /// Nesting depth of the document (maps and lists).
 constexpr int kMaxYamlDepth = 32;
 /// Number of --set assignments, the length of one [characters], and the
@@ -24,8 +24,10 @@ constexpr int kMaxYamlDepth = 32;
 constexpr std::size_t kMaxOverrides = 1000;
 constexpr std::size_t kMaxOverrideLength = 4096;
 constexpr long kMaxOverrideNodes = 1000;
-/// Body and material names [characters] (grid copies add "_i_j_k").
+/// Body and material names in a file [characters]; grid copies add
+/// "_i_j_k" (at most 18 more characters: indices below kMaxBodies).
 constexpr std::size_t kMaxNameLength = 64;
+constexpr std::size_t kMaxExpandedNameLength = kMaxNameLength + 18;
 /// Bodies after grid expansion.
 constexpr long kMaxBodies = 100000;
 /// Steps of a run: round(duration / time_step).
