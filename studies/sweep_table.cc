@@ -14,8 +14,7 @@ namespace sapcontact {
 namespace {
 
 std::string Number(double v) {
-  if (std::isnan(v)) return "";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (!std::isfinite(v)) return "";  // never nan or inf in a table
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.9g", v);
   return buffer;
