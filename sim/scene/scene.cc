@@ -1,5 +1,6 @@
 #include "sapcontact/sim/scene/scene.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -108,6 +109,16 @@ void ValidateScene(const Scene& scene) {
         " bodies, more than the limit of " +
         std::to_string(limits::kMaxBodies) + " (docs/scenes.md, Limits)");
   }
+  if (scene.solver.model == SolverModel::kSap &&
+      scene.solver.near_rigid_threshold == 0.0) {
+    const std::string pair = RigidPair(scene);
+    if (!pair.empty()) {
+      throw std::invalid_argument(
+          "solver.near_rigid_threshold: 0 leaves rigid contacts without "
+          "regularization (R_n = 0): " +
+          pair + " have rigid materials (stiffness .inf)");
+    }
+  }
   for (size_t i = 0; i < scene.bodies.size(); ++i) {
     const Body& b = scene.bodies[i];
     if (b.name.empty() || b.name.size() > limits::kMaxExpandedNameLength) {
@@ -154,6 +165,28 @@ void ValidateScene(const Scene& scene) {
     Range(f + ".angular_velocity", b.angular_velocity.norm(), 0.0,
           limits::kMaxAngularSpeed, "rad/s", "|angular_velocity|");
   }
+}
+
+std::string RigidPair(const Scene& scene) {
+  auto rigid = [&](const Body& b) {
+    return b.material_index >= 0 &&
+           b.material_index < static_cast<int>(scene.materials.size()) &&
+           std::isinf(scene.materials[b.material_index].stiffness);
+  };
+  // A free rigid body pairs with any other rigid body.
+  int free_rigid = -1;
+  for (int i = 0; i < static_cast<int>(scene.bodies.size()); ++i) {
+    if (!rigid(scene.bodies[i])) continue;
+    if (!scene.bodies[i].fixed && free_rigid < 0) free_rigid = i;
+  }
+  if (free_rigid < 0) return "";
+  for (int i = 0; i < static_cast<int>(scene.bodies.size()); ++i) {
+    if (i == free_rigid || !rigid(scene.bodies[i])) continue;
+    const int a = std::min(i, free_rigid), b = std::max(i, free_rigid);
+    return "bodies '" + scene.bodies[a].name + "' and '" +
+           scene.bodies[b].name + "'";
+  }
+  return "";
 }
 
 ContactParameters Scene::PairParameters(int body_a, int body_b) const {

@@ -126,4 +126,10 @@ struct Scene {
 /// outside [0, 10000] m/s: ...").
 void ValidateScene(const Scene& scene);
 
+/// "bodies 'a' and 'b'" for the first two bodies, not both fixed, whose
+/// materials are both rigid (stiffness .inf), or "" if there are none:
+/// with the sap model such a pair needs near_rigid_threshold > 0 (R_n
+/// would be 0). LoadScene and ValidateScene reject beta = 0 then.
+std::string RigidPair(const Scene& scene);
+
 }  // namespace sapcontact

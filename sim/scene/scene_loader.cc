@@ -97,6 +97,7 @@ class Parser {
       }
     }
     ParseBodies(r_.Required(root, "bodies", ""), &scene);
+    CheckRigidPairsHaveRegularization(root, scene);
     return scene;
   }
 
@@ -251,6 +252,30 @@ class Parser {
       CheckSize(length, field + ".length", shape.length);
     }
     return shape;
+  }
+
+  // SAP's R_n = max(beta^2 w / (4 pi^2), 1 / (dt k (dt + tau_d))) is 0 for
+  // a rigid pair (k = inf) when beta = 0: the problem is not strictly
+  // convex and the solver rejects it. Such a pair exists when two bodies,
+  // not both fixed, have rigid materials.
+  void CheckRigidPairsHaveRegularization(const YAML::Node& root,
+                                         const Scene& scene) {
+    if (scene.solver.model != SolverModel::kSap ||
+        scene.solver.near_rigid_threshold > 0.0) {
+      return;
+    }
+    const std::string pair = RigidPair(scene);
+    if (pair.empty()) return;
+    const YAML::Node solver = root["solver"];
+    const YAML::Node at =
+        solver && solver.IsMap() && solver["near_rigid_threshold"]
+            ? solver["near_rigid_threshold"]
+            : root;
+    r_.Fail(
+        at, "solver.near_rigid_threshold",
+        "0 leaves rigid contacts without regularization (R_n = 0): " + pair +
+            " have rigid materials (stiffness .inf); give beta > 0 or "
+            "a finite stiffness");
   }
 
   void CheckSize(const YAML::Node& node, const std::string& field,
