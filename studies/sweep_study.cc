@@ -330,7 +330,7 @@ std::string SweepStudyToJson(const SweepStudy& s, int total_points,
   j["plots"] = plots;
   j["total_points"] = total_points;
   j["shard"] = ToString(shard);
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 void ReadSweepRecordCounts(const std::string& json_text, int* total_points,

@@ -33,6 +33,16 @@ constexpr long kMaxBodies = 100000;
 /// Steps of a run: round(duration / time_step).
 constexpr double kMaxSteps = 1e7;
 
+/// Memory the rigid-contact QP of one step may need (solver.model: rigid;
+/// EstimateRigidQpBytes in sim/stepping/time_stepper.h) [bytes]: its
+/// interior point works in the 3 nc contact variables, densely when W is
+/// dense (many contacts on few bodies, e.g. bodies piled at one place), so
+/// a few thousand such contacts would take gigabytes and minutes per step.
+/// 256 MiB allows a dense QP of about 960 contacts. The sap model's memory
+/// grows with the bodies (6 DOFs each) and is bounded by the contact
+/// limit.
+constexpr double kMaxRigidQpBytes = 256.0 * 1024.0 * 1024.0;
+
 // --- Ranges (beyond them the physics is meaningless) ------------------------
 /// time_step [s]: below 1e-7 s no contact time scale of the schema's ranges
 /// is resolved any better; above 1 s nothing is.

@@ -27,7 +27,33 @@ std::string Num(double v) {
   return os.str();
 }
 
-// Names are used in override paths and in output files.
+// Whether `s` is valid UTF-8 without control characters.
+bool PrintableUtf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) return false;
+    int extra = 0;
+    if (c < 0x80) {
+      extra = 0;
+    } else if ((c & 0xe0) == 0xc0 && c >= 0xc2) {
+      extra = 1;
+    } else if ((c & 0xf0) == 0xe0) {
+      extra = 2;
+    } else if ((c & 0xf8) == 0xf0 && c <= 0xf4) {
+      extra = 3;
+    } else {
+      return false;
+    }
+    if (i + extra >= s.size() && extra > 0) return false;
+    for (int k = 1; k <= extra; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
+    }
+    i += 1 + extra;
+  }
+  return true;
+}
+
+// Names are used in override paths and in output files (CSV, JSON).
 bool ValidName(const std::string& name) {
   for (char c : name) {
     if (c == '.' || c == '=' || c == ',' || c == '"' ||
@@ -35,7 +61,7 @@ bool ValidName(const std::string& name) {
       return false;
     }
   }
-  return !name.empty();
+  return !name.empty() && PrintableUtf8(name);
 }
 
 class Parser {
@@ -164,7 +190,8 @@ class Parser {
       const std::string field = "materials." + name;
       if (!ValidName(name)) {
         r_.Fail(item.first, field,
-                "invalid material name (no spaces, '.', '=', ',' or '\"')");
+                "invalid material name (no spaces, '.', '=', ',', '\"' or "
+                "control characters; UTF-8)");
       }
       if (name.size() > limits::kMaxNameLength) {
         r_.Fail(item.first, field.substr(0, 40) + "...",
@@ -458,7 +485,8 @@ class Parser {
       if (!ValidName(name)) {
         r_.Fail(name_node, index_field + ".name",
                 "invalid body name '" + name +
-                    "' (no spaces, '.', '=', ',' or '\"')");
+                    "' (no spaces, '.', '=', ',', '\"' or control "
+                    "characters; UTF-8)");
       }
       const std::string field = "bodies." + name;
       Eigen::Vector3i count;

@@ -55,9 +55,10 @@ void CheckFinite(const SimulationSummary& s) {
       {"collision_time_s", s.collision_time_s}};
   for (const auto& [name, value] : fields) {
     if (!std::isfinite(value)) {
-      throw SimulationError(s.steps, "summary: " + std::string(name) + " = " +
-                                         std::to_string(value) +
-                                         " is not finite");
+      throw SimulationError(
+          s.steps, "after step " + std::to_string(s.steps) +
+                       " (the end): summary: " + std::string(name) + " = " +
+                       std::to_string(value) + " is not finite");
     }
   }
 }
@@ -128,7 +129,8 @@ std::string SummaryToJson(const Scene& scene, const SimulationSummary& s) {
     bodies.push_back(body);
   }
   j["bodies"] = bodies;
-  return j.dump(2) + "\n";
+  // Invalid UTF-8 (in a file name, say) is replaced, never thrown.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 int StepCount(const Scene& scene) {
@@ -149,10 +151,36 @@ InitialOverlap FindInitialOverlap(const Scene& scene) {
   std::vector<Pose> poses;
   poses.reserve(scene.bodies.size());
   for (const Body& b : scene.bodies) poses.push_back(b.pose);
+  // The contacts of the first step (margin and motion bounds as the time
+  // stepper uses them), so that the limits fail here, as bad input.
+  std::vector<double> bounds(scene.bodies.size(), 0.0);
+  for (size_t b = 0; b < scene.bodies.size(); ++b) {
+    const Body& body = scene.bodies[b];
+    if (body.fixed) continue;
+    bounds[b] =
+        MotionBound(body.shape, body.velocity + scene.time_step * scene.gravity,
+                    body.angular_velocity, scene.time_step);
+  }
   CollisionOptions options;
-  options.margin = 0.0;
+  options.margin = scene.collision.margin;
   const std::vector<ContactPoint>& contacts =
-      detector.FindContacts(poses, options);
+      detector.FindContacts(poses, options, bounds);
+  if (scene.solver.model == SolverModel::kRigid) {
+    std::vector<bool> fixed(scene.bodies.size());
+    for (size_t b = 0; b < fixed.size(); ++b) fixed[b] = scene.bodies[b].fixed;
+    const double bytes = EstimateRigidQpBytes(
+        contacts, static_cast<int>(scene.bodies.size()), fixed);
+    if (bytes > scene_limits::kMaxRigidQpBytes) {
+      char what[256];
+      std::snprintf(what, sizeof(what),
+                    "%zu contacts, whose rigid-contact QP would need about "
+                    "%.3g GB, more than the %.3g GB budget",
+                    contacts.size(), bytes / 1e9,
+                    scene_limits::kMaxRigidQpBytes / 1e9);
+      throw CollisionLimitError(what, contacts.front().body_a,
+                                contacts.front().body_b);
+    }
+  }
   InitialOverlap overlap;
   overlap.contacts = static_cast<int>(contacts.size());
   for (const ContactPoint& c : contacts) {
@@ -249,8 +277,14 @@ SimulationSummary RunSimulation(const Scene& scene,
   s.mean_contacts = sum_contacts / steps;
   s.mean_newton_iterations = sum_iterations / steps;
   s.kinetic_energy_final_J = stepper.KineticEnergy();
-  s.energy_max_increase_rel = (s.energy_max_J - s.energy_initial_J) /
-                              std::max(std::abs(s.energy_initial_J), 1e-300);
+  const double gain = s.energy_max_J - s.energy_initial_J;
+  s.energy_max_increase_rel =
+      gain / std::max(std::abs(s.energy_initial_J), 1e-300);
+  if (!std::isfinite(s.energy_max_increase_rel)) {
+    // E_0 = 0 (or tiny): the increase relative to itself.
+    s.energy_max_increase_rel =
+        gain / std::max(std::abs(s.energy_initial_J), std::abs(gain));
+  }
   s.final_state = stepper.state();
   s.wall_time_s = std::chrono::duration<double>(Clock::now() - t_start).count();
   CheckFinite(s);

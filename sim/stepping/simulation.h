@@ -43,7 +43,9 @@ struct SimulationSummary {
   double kinetic_energy_final_J{0.0};
   /// Total energy E = kinetic + gravitational + elastic (sum 1/2 k_eff phi^2
   /// over penetrating contacts) [J] at the first step, its maximum over the
-  /// run, and max_n (E_n - E_0) / |E_0| (contact must not create energy).
+  /// run, and max_n (E_n - E_0) / |E_0| (contact must not create energy;
+  /// when |E_0| is so small that the ratio overflows, e.g. E_0 = 0, the
+  /// denominator is max(|E_0|, max_n E_n - E_0): then 1 for any gain).
   double energy_initial_J{0.0};
   double energy_max_J{0.0};
   double energy_max_increase_rel{0.0};
@@ -64,15 +66,17 @@ struct InitialOverlap {
   /// The pair (scene body indices; -1 if no contact).
   int body_a{-1};
   int body_b{-1};
-  /// Contacts at the initial poses (zero margin: touching or overlapping).
+  /// Contacts of the first step (with the scene's margin and the bodies'
+  /// motion bounds, as the time stepper finds them).
   int contacts{0};
 };
 
-/// Collision detection at the initial poses with the limits of
-/// CollisionOptions. A run warns when depth > scene_limits::kOverlapWarning
-/// (sapsim run does). @throws CollisionLimitError (too many pairs or
-/// contacts: bodies piled at one place) or std::invalid_argument (a scene
-/// outside ValidateScene).
+/// Collision detection at the initial poses as the first step does it, with
+/// the limits of CollisionOptions. A run warns when depth >
+/// scene_limits::kOverlapWarning (sapsim run does). @throws CollisionLimitError
+/// (too many pairs or contacts: bodies piled at one place; with the rigid model
+/// also when the QP would exceed scene_limits::kMaxRigidQpBytes) or
+/// std::invalid_argument (a scene outside ValidateScene).
 InitialOverlap FindInitialOverlap(const Scene& scene);
 
 /// Simulates `scene` for scene.duration. Solver failures are counted in the

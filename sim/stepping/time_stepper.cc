@@ -1,11 +1,13 @@
 #include "sapcontact/sim/stepping/time_stepper.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
+#include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/stepping/scene_collision.h"
 #include "sapcontact/solver/rigid_qp/rigid_qp_solver.h"
 
@@ -57,6 +59,23 @@ Vector3 FreeRotation(const Matrix3& I, const Vector3& w, double dt) {
 }
 
 }  // namespace
+
+double EstimateRigidQpBytes(const std::vector<ContactPoint>& contacts,
+                            int num_bodies, const std::vector<bool>& fixed) {
+  std::vector<double> per_body(num_bodies, 0.0);
+  for (const ContactPoint& c : contacts) {
+    for (int b : {c.body_a, c.body_b}) {
+      if (b >= 0 && b < num_bodies && !fixed[b]) per_body[b] += 1.0;
+    }
+  }
+  double nnz = 0.0;
+  for (double c : per_body) nnz += 9.0 * c * c;
+  const double n = 3.0 * static_cast<double>(contacts.size());
+  nnz = std::min(nnz, n * n);
+  // Beyond 5% nonzeros CHOLMOD's factor of the QP is nearly full too.
+  const bool dense = n < 300 || nnz > 0.05 * n * n;
+  return dense ? 4.0 * 8.0 * n * n : 10.0 * 8.0 * nnz;
+}
 
 SapSolverParameters MakeSapParameters(const SolverSettings& s) {
   SapSolverParameters p;
@@ -181,10 +200,9 @@ void TimeStepper::BuildProblem() {
 
 void TimeStepper::SetState(const std::vector<BodyState>& state) {
   if (state.size() != state_.size()) {
-    throw std::invalid_argument("TimeStepper::SetState: " +
-                                std::to_string(state.size()) +
-                                " states for " +
-                                std::to_string(state_.size()) + " bodies");
+    throw std::invalid_argument(
+        "TimeStepper::SetState: " + std::to_string(state.size()) +
+        " states for " + std::to_string(state_.size()) + " bodies");
   }
   for (size_t b = 0; b < state.size(); ++b) {
     if (!scene_.bodies[b].fixed) state_[b] = state[b];
@@ -306,6 +324,26 @@ StepInfo TimeStepper::Step() {
       info.elastic_energy += 0.5 * k_eff * phi * phi;
     }
   } else {
+    std::vector<bool> fixed(scene_.bodies.size());
+    for (size_t b = 0; b < fixed.size(); ++b) fixed[b] = scene_.bodies[b].fixed;
+    const double bytes = EstimateRigidQpBytes(
+        contacts_, static_cast<int>(scene_.bodies.size()), fixed);
+    if (bytes > scene_limits::kMaxRigidQpBytes) {
+      char what[256];
+      std::snprintf(what, sizeof(what),
+                    "rigid contact solver: %zu contacts would need about %.3g "
+                    "GB, more than the %.3g GB budget (docs/scenes.md, "
+                    "Limits): bodies piled at one place? (the sap model "
+                    "needs far less)",
+                    contacts_.size(), bytes / 1e9,
+                    scene_limits::kMaxRigidQpBytes / 1e9);
+      try {
+        Fail(what);
+      } catch (SimulationError& limit) {
+        limit.set_limit_exceeded(true);
+        throw;
+      }
+    }
     RigidQpResult r;
     try {
       r = SolveRigidContactQp(problem_);

@@ -144,6 +144,15 @@ class TimeStepper {
   SapSolverResults sap_results_;
 };
 
+/// A rough upper estimate of the memory the rigid-contact QP needs for
+/// these contacts [bytes]: with n = 3 nc variables and nnz(W) <= 9 sum over
+/// bodies of (contacts touching the body)^2, four dense n x n matrices
+/// when W is dense or nearly so (more than 5% nonzeros: the sparse
+/// factor then fills in too; or n < 300), else ten times nnz(W) doubles
+/// (a sparse factor with fill).
+double EstimateRigidQpBytes(const std::vector<ContactPoint>& contacts,
+                            int num_bodies, const std::vector<bool>& fixed);
+
 /// SAP solver settings from a scene's `solver:` section.
 SapSolverParameters MakeSapParameters(const SolverSettings& settings);
 

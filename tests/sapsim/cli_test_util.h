@@ -34,9 +34,20 @@ inline CliResult RunSapsim(const std::vector<std::string>& args) {
   CliResult r;
   ::testing::internal::CaptureStdout();
   ::testing::internal::CaptureStderr();
-  r.status = cli::Main(static_cast<int>(argv.size()), argv.data());
+  std::string thrown;
+  try {
+    r.status = cli::Main(static_cast<int>(argv.size()), argv.data());
+  } catch (const std::exception& e) {
+    thrown = e.what();
+  } catch (...) {
+    thrown = "a non-standard exception";
+  }
   r.out = ::testing::internal::GetCapturedStdout();
   r.err = ::testing::internal::GetCapturedStderr();
+  if (!thrown.empty()) {
+    ADD_FAILURE() << "cli::Main threw: " << thrown;
+    r.status = -1;
+  }
   return r;
 }
 
