@@ -25,10 +25,16 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
       "body); print a one-paragraph summary on stdout and, when stderr is a "
       "terminal, a progress bar on stderr. Exit status: 0 success; 1 the "
       "simulation finished but some solver steps failed (counted in "
-      "summary.json); 2 bad input (scene file, --set, output directory): the "
-      "error names the file, line and field, and DIR is left without "
-      "trajectory.csv and summary.json (outputs of an earlier run there are "
-      "removed so that they cannot be mistaken for this one's).");
+      "summary.json), or a run went numerically bad and was stopped (the "
+      "error names the step and the body or contact; no outputs); 2 bad "
+      "input (command line, scene file, --set, output directory, values "
+      "outside the limits of docs/scenes.md \"Limits\": e.g. time_step 1e-7 "
+      "to 1 s, at most 1e7 steps, |velocity| <= 1e4 m/s, positions within "
+      "1e6 m, at most 1e5 bodies, 1e5 contacts): the error names the file, "
+      "line and field, and DIR is left without trajectory.csv and "
+      "summary.json (outputs of an earlier run there are removed so that "
+      "they cannot be mistaken for this one's). Bodies overlapping by more "
+      "than 1 mm at the start give a warning.");
   run->add_option("scene", o->scene, "the scene file (YAML)")->required();
   run->add_option("--out,-o", o->out,
                   "output directory DIR (created if missing; its "

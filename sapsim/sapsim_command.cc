@@ -150,8 +150,18 @@ int Main(int argc, const char* const* argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     const std::string name = CommandName(app);
+    std::string what = e.what();
+    if (name == "sapsim" && argc > 1 && argv[1][0] != '-') {
+      // CLI11 reports an unknown first word as a missing subcommand.
+      std::string known;
+      for (const CLI::App* sub : app.get_subcommands({})) {
+        known += (known.empty() ? "" : ", ") + sub->get_name();
+      }
+      what = "unknown subcommand '" + std::string(argv[1]) +
+             "' (subcommands: " + known + ")";
+    }
     std::fprintf(stderr, "%s: error: %s\nRun '%s --help' for the options.\n",
-                 name.c_str(), e.what(), name.c_str());
+                 name.c_str(), what.c_str(), name.c_str());
     return 2;
   }
   try {

@@ -86,7 +86,11 @@ SweepCommands::SweepCommands(CLI::App& app) {
       "Run a scene over the Cartesian product of varied values (in "
       "parallel) and write DIR/sweep.csv (one row per run: varied values, "
       "status, summary.json fields, metrics, analytic estimates), "
-      "DIR/sweep.json and DIR/*.png (gnuplot). See docs/studies.md.");
+      "DIR/sweep.json and DIR/*.png (gnuplot). See docs/studies.md. At "
+      "most 1e6 points; non-finite values are empty cells. Exit status: 0 "
+      "every run ok, 1 some run failed (a row with its error) or plotting "
+      "failed, 2 bad input (command line, scene, --set, --vary, the limits "
+      "of docs/scenes.md), reported before any run starts.");
   sweep_->add_option("scene", scene_, "scene file (YAML)")
       ->required()
       ->check(CLI::ExistingFile);
