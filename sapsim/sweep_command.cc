@@ -32,6 +32,11 @@ void WriteText(const fs::path& path, const std::string& text) {
 }
 
 std::string ReadText(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec) || fs::file_size(path, ec) > (1u << 30)) {
+    throw std::runtime_error("cannot read " + path.string() +
+                             " (missing, not a regular file, or over 1 GiB)");
+  }
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path.string());
   std::stringstream s;

@@ -120,6 +120,14 @@ void WriteSweepCsv(const SweepTable& table, const std::string& path) {
 }
 
 SweepTable ReadSweepCsv(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw std::runtime_error("cannot read " + path +
+                             " (missing or not a regular file)");
+  }
+  if (std::filesystem::file_size(path, ec) > (1ull << 30)) {
+    throw std::runtime_error(path + ": larger than 1 GiB");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);
   std::stringstream buffer;

@@ -960,8 +960,29 @@ TEST(Fuzz, Overrides) {
 // --- Class 4: command lines
 // ---------------------------------------------------
 
+// Runs the enclosing scope in another working directory: command lines
+// with a missing or odd value (`--export-fclib --`) write relative paths.
+class WorkingDirectory {
+ public:
+  explicit WorkingDirectory(const fs::path& path)
+      : previous_(fs::current_path()) {
+    fs::current_path(path);
+  }
+  ~WorkingDirectory() {
+    std::error_code ec;
+    fs::current_path(previous_, ec);
+  }
+  WorkingDirectory(const WorkingDirectory&) = delete;
+  WorkingDirectory& operator=(const WorkingDirectory&) = delete;
+
+ private:
+  fs::path previous_;
+};
+
 TEST(Fuzz, CommandLines) {
   TempDir dir("fuzz_cli");
+  fs::create_directories(dir.path() / "cwd");
+  const WorkingDirectory cwd(dir.path() / "cwd");
   Random r(Seed() * 1000 + 4);
   Tally tally;
   const std::string scene = dir.Write("scene.yaml", BaseScenes()[0]);
@@ -1153,8 +1174,13 @@ TEST(Fuzz, CommandLines) {
          fs::exists(out_root / "r" / "summary.json"))) {
       tally.Fail(where + ": outputs left after exit 2");
     }
-    const std::string problem = OutputProblems(out_root);
-    if (!problem.empty()) tally.Fail(where + ": " + problem);
+    for (const fs::path& root : {out_root, dir.path() / "cwd"}) {
+      const std::string problem = OutputProblems(root);
+      if (!problem.empty()) tally.Fail(where + ": " + problem);
+    }
+    for (const auto& entry : fs::directory_iterator(dir.path() / "cwd")) {
+      fs::remove_all(entry.path());
+    }
   }
   Report("command_lines", n, tally);
 }
