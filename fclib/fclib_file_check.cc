@@ -2,6 +2,8 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <sstream>
 #include <vector>
@@ -59,6 +61,11 @@ class FileChecker {
     if (std::filesystem::is_directory(path_, ec)) {
       Fail(path_, "is a directory, not an FCLib (HDF5) file");
     }
+    if (!std::filesystem::is_regular_file(path_, ec)) {
+      Fail(path_, "not a regular file (a device, pipe or socket)");
+    }
+    file_size_ = std::filesystem::file_size(path_, ec);
+    if (ec) Fail(path_, "cannot determine the file size");
     const htri_t is_hdf5 = H5Fis_hdf5(path_.c_str());
     if (is_hdf5 < 0) Fail(path_, "cannot be opened (unreadable?)");
     if (is_hdf5 == 0) Fail(path_, "not an HDF5 file (FCLib files are HDF5)");
@@ -109,6 +116,9 @@ class FileChecker {
                         " is a variable-length string (libfclib reads only "
                         "fixed-length strings)");
       }
+      const hssize_t n = H5Sget_simple_extent_npoints(space.get());
+      if (n < 0 || n > 1024) Fail(path_, name + ": unreadable string data");
+      ReadAll(d.get(), name, kind, n);
       return 1;
     }
     if (cls != H5T_INTEGER && (kind == Kind::kInteger || cls != H5T_FLOAT)) {
@@ -123,7 +133,59 @@ class FileChecker {
       os << name << ": " << n << " entries, expected " << expected;
       Fail(path_, os.str());
     }
+    if (n > kFclibMaxEntries) {
+      std::ostringstream os;
+      os << name << ": " << n << " entries, more than the limit of "
+         << kFclibMaxEntries << " per dataset (fclib/fclib_io.h)";
+      Fail(path_, os.str());
+    }
+    ReadAll(d.get(), name, kind, n);
     return n;
+  }
+
+  // Reads the whole dataset as libfclib will (doubles or ints; strings in
+  // their own type): damaged data (a flipped byte in a chunk, an address
+  // beyond the end of the file) fails here, with the dataset's name,
+  // instead of inside libfclib (which would exit the process).
+  void ReadAll(hid_t dataset, const std::string& name, Kind kind,
+               long long n) const {
+    // Damaged metadata can claim gigabytes of storage, which HDF5 would
+    // allocate before it fails: compare with the file first.
+    Handle stored_type(H5Dget_type(dataset), H5Tclose);
+    const size_t type_size =
+        stored_type.ok() ? H5Tget_size(stored_type.get()) : 0;
+    if (type_size == 0 || (kind != Kind::kString && type_size > 16)) {
+      Fail(path_, name + ": invalid element size " + std::to_string(type_size) +
+                      " (damaged file?)");
+    }
+    const hsize_t storage = H5Dget_storage_size(dataset);
+    if (storage > file_size_) {
+      Fail(path_, name + ": claims " + std::to_string(storage) +
+                      " bytes of storage in a file of " +
+                      std::to_string(file_size_) + " bytes (damaged file?)");
+    }
+    herr_t status = 0;
+    if (kind == Kind::kString) {
+      Handle type(H5Dget_type(dataset), H5Tclose);
+      const size_t size = type.ok() ? H5Tget_size(type.get()) : 0;
+      if (size == 0 || size > (1u << 20)) {
+        Fail(path_, name + ": unreadable string type");
+      }
+      std::vector<char> buffer(size * static_cast<size_t>(std::max(n, 1LL)));
+      status = H5Dread(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                       buffer.data());
+    } else if (kind == Kind::kInteger) {
+      std::vector<int> buffer(static_cast<size_t>(std::max(n, 1LL)));
+      status = H5Dread(dataset, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                       buffer.data());
+    } else {
+      std::vector<double> buffer(static_cast<size_t>(std::max(n, 1LL)));
+      status = H5Dread(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
+                       H5P_DEFAULT, buffer.data());
+    }
+    if (status < 0) {
+      Fail(path_, name + ": the data cannot be read (damaged file?)");
+    }
   }
 
   int ReadInt(const std::string& name) const {
@@ -281,6 +343,7 @@ class FileChecker {
  private:
   std::string path_;
   hid_t file_{-1};
+  std::uintmax_t file_size_{0};
 };
 
 }  // namespace

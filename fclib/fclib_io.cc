@@ -58,6 +58,13 @@ Eigen::SparseMatrix<double> ToEigen(const fclib_matrix& a,
       os << name << "/x[" << k << "] = " << a.x[k] << " is not finite";
       Fail(path, os.str());
     }
+    if (std::abs(a.x[k]) > kFclibMaxAbsValue) {
+      std::ostringstream os;
+      os << name << "/x[" << k << "] = " << a.x[k]
+         << " is out of range (|x| <= " << kFclibMaxAbsValue
+         << "; damaged file?)";
+      Fail(path, os.str());
+    }
   };
   auto check_index = [&](const char* field, int k, int value, int bound) {
     if (value < 0 || value >= bound) {
@@ -112,6 +119,13 @@ Eigen::VectorXd ToVector(const double* x, int n, const std::string& path,
     if (!std::isfinite(x[k])) {
       std::ostringstream os;
       os << name << "[" << k << "] = " << x[k] << " is not finite";
+      Fail(path, os.str());
+    }
+    if (std::abs(x[k]) > kFclibMaxAbsValue) {
+      std::ostringstream os;
+      os << name << "[" << k << "] = " << x[k]
+         << " is out of range (|x| <= " << kFclibMaxAbsValue
+         << "; damaged file?)";
       Fail(path, os.str());
     }
     v(k) = x[k];

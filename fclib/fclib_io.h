@@ -22,9 +22,15 @@
 // Errors. libfclib terminates the process (exit(1)) on any HDF5 failure and
 // reads datasets into buffers sized from other datasets. Every file is
 // therefore checked with the HDF5 C API first (existence, rank, size and
-// type class of every dataset libfclib will read), and only a file that
-// passes is handed to libfclib; its contents are then checked (indices,
-// finiteness, mu >= 0). Every problem is reported as FclibError naming the
+// type class of every dataset libfclib will read, then every such dataset
+// read in full, so that damaged data fails here; at most kFclibMaxEntries
+// entries per dataset), and only a file that passes is handed to libfclib;
+// its contents are then checked (indices, finite values of magnitude at
+// most kFclibMaxAbsValue, mu >= 0). A damaged file can still fail inside
+// HDF5 or libfclib in ways no check foresees (damaged metadata read in
+// another order): ProbeFclibFile reads it in a child process first, so
+// that nothing can end or hang the calling process (sapsim fclib does this
+// for every file). Every problem is reported as FclibError naming the
 // file and the item ("/fclib_local/W/p: 10 entries, expected 13"). Not
 // supported (FclibError): space dimension 2, local problems with V, R
 // (equality constraints), global problems with G, b, variable-length info
@@ -45,6 +51,14 @@ class FclibError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
+
+/// At most this many entries per dataset (2^26: 512 MiB of doubles), checked
+/// before anything is allocated for them.
+constexpr long long kFclibMaxEntries = 1LL << 26;
+/// Values of W, q, mu, M, H, f, w and of a stored solution must be finite
+/// and at most this in magnitude (their squares and products must not
+/// overflow: a damaged exponent byte gives e.g. 4.55e306).
+constexpr double kFclibMaxAbsValue = 1e150;
 
 /// Which problem a file holds.
 enum class FclibProblemKind { kLocal, kGlobal };
@@ -114,6 +128,19 @@ void WriteFclibLocal(const std::string& path, const FclibLocalProblem& problem);
 /// As WriteFclibLocal for a global problem.
 void WriteFclibGlobal(const std::string& path,
                       const FclibGlobalProblem& problem);
+
+/// Reads `path` (CheckFclibFile, libfclib and the content checks, as
+/// ReadFclibLocal/ReadFclibGlobal do) in a forked child process and
+/// reports how that went, so that untrusted files can be read in a process
+/// that must survive: when the read fails, the child exits (libfclib
+/// exit(1)s on HDF5 failures), crashes or runs longer than `timeout_s`
+/// (then it is killed), an FclibError names the file and what happened,
+/// with the last message libfclib or HDF5 printed. Success means the same
+/// read in this process will succeed (it is deterministic). POSIX; call it
+/// from a single-threaded process (fork copies only the calling thread: a
+/// lock held by another thread would make the child hang until the
+/// time-out). @throws FclibError.
+void ProbeFclibFile(const std::string& path, double timeout_s = 60.0);
 
 /// The problem name used in tables: the file name without directories and
 /// without the extension .hdf5 (or .h5).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
 
 #include "sapcontact/fclib/global_problem_primal_form.h"
@@ -84,6 +85,23 @@ void FinishSap(const SapSolverResults& r, double impulse_scale,
   out->r = impulse_scale * r.gamma;
 }
 
+// A solve counts as solved only with finite impulses and finite residuals
+// and objective: a NaN residual (e.g. from W entries whose products
+// overflow) never does.
+void RequireFiniteMeasures(FclibSolveResult* out) {
+  const FclibResiduals& m = out->residuals;
+  const bool finite = out->r.size() > 0 && out->r.allFinite() &&
+                      std::isfinite(m.convex_residual) &&
+                      std::isfinite(m.coulomb_residual) &&
+                      std::isfinite(m.objective);
+  if (finite || !out->success) return;
+  out->success = false;
+  out->status = "non_finite_residual";
+  out->message = "the solver reported " + out->status +
+                 " but the impulses, residuals or objective are not "
+                 "finite: not solved";
+}
+
 }  // namespace
 
 const char* ToString(FclibSolverKind kind) {
@@ -145,6 +163,7 @@ FclibSolveResult SolveFclibLocal(const FclibLocalProblem& problem,
     out.success = false;
     out.message += " (no finite impulses returned)";
   }
+  RequireFiniteMeasures(&out);
   return out;
 }
 
@@ -179,7 +198,11 @@ FclibSolveResult SolveFclibGlobal(const FclibGlobalProblem& problem,
   out.solve_time_s = Seconds(t0);
   if (out.r.size() == 3 * problem.num_contacts() && out.r.allFinite()) {
     out.residuals = ComputeFclibResiduals(local.W, local.q, local.mu, out.r);
+  } else if (out.status != "error") {
+    out.success = false;
+    out.message += " (no finite impulses returned)";
   }
+  RequireFiniteMeasures(&out);
   return out;
 }
 

@@ -72,7 +72,10 @@ struct FclibSolverOptions {
 /// One solve. Statuses: rigid "solved", "solved_reduced_accuracy",
 /// "max_iterations", "infeasible", "numerical_error"; SAP "converged",
 /// "max_iterations", "stalled", "ill_conditioned", "factorization_failed";
-/// both "error" when the problem is rejected (message says why).
+/// both "error" when the problem is rejected (message says why), and
+/// "non_finite_residual" when the solver reported success but the
+/// impulses, residuals or objective are not finite (never counted as
+/// solved).
 struct FclibSolveResult {
   FclibSolverKind solver{FclibSolverKind::kRigid};
   std::string status{"error"};

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "sapcontact/fclib/fclib_step_export.h"
+#include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/scene/scene_loader.h"
 #include "sapcontact/sim/stepping/simulation.h"
 
@@ -24,10 +25,16 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
       "body); print a one-paragraph summary on stdout and, when stderr is a "
       "terminal, a progress bar on stderr. Exit status: 0 success; 1 the "
       "simulation finished but some solver steps failed (counted in "
-      "summary.json); 2 bad input (scene file, --set, output directory): the "
-      "error names the file, line and field, and DIR is left without "
-      "trajectory.csv and summary.json (outputs of an earlier run there are "
-      "removed so that they cannot be mistaken for this one's).");
+      "summary.json), or a run went numerically bad and was stopped (the "
+      "error names the step and the body or contact; no outputs); 2 bad "
+      "input (command line, scene file, --set, output directory, values "
+      "outside the limits of docs/scenes.md \"Limits\": e.g. time_step 1e-7 "
+      "to 1 s, at most 1e7 steps, |velocity| <= 1e4 m/s, positions within "
+      "1e6 m, at most 1e5 bodies, 1e5 contacts): the error names the file, "
+      "line and field, and DIR is left without trajectory.csv and "
+      "summary.json (outputs of an earlier run there are removed so that "
+      "they cannot be mistaken for this one's). Bodies overlapping by more "
+      "than 1 mm at the start give a warning.");
   run->add_option("scene", o->scene, "the scene file (YAML)")->required();
   run->add_option("--out,-o", o->out,
                   "output directory DIR (created if missing; its "
@@ -47,13 +54,14 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
   run->add_flag("--quiet,-q", o->quiet,
                 "print nothing but errors (no progress bar, no summary)");
   run->add_option(
-      "--export-fclib", o->export_fclib,
-      "PATH(.hdf5): write every step's contact problem as an FCLib local "
-      "problem (W = J A^-1 J', plus SAP's regularization R for the sap "
-      "model, so that its convex QP is the problem solved; q = J v* - "
-      "v_hat; the step's impulses as /solution), one file per step with "
-      "contacts: PATH-stepNNNNNN.hdf5 (libfclib stores one problem per "
-      "file). Solve them with `sapsim fclib`");
+         "--export-fclib", o->export_fclib,
+         "PATH(.hdf5): write every step's contact problem as an FCLib local "
+         "problem (W = J A^-1 J', plus SAP's regularization R for the sap "
+         "model, so that its convex QP is the problem solved; q = J v* - "
+         "v_hat; the step's impulses as /solution), one file per step with "
+         "contacts: PATH-stepNNNNNN.hdf5 (libfclib stores one problem per "
+         "file). Solve them with `sapsim fclib`")
+      ->each([o](const std::string&) { o->export_fclib_given = true; });
   return run;
 }
 
@@ -72,17 +80,57 @@ void RemoveOutputs(const std::string& dir) {
 }  // namespace
 
 int Run(const RunOptions& o) {
+  if (o.out.empty()) {
+    std::fprintf(stderr,
+                 "sapsim: error: --out: the output directory is an empty "
+                 "path (give a directory, e.g. --out out)\n");
+    return 2;
+  }
   Scene scene;
+  int total = 0;
   try {
     scene = LoadScene(o.scene, o.overrides);
+    total = StepCount(scene);
   } catch (const SceneError& e) {
     RemoveOutputs(o.out);
     std::fprintf(stderr, "sapsim: error: %s\n", e.what());
     return 2;
+  } catch (const std::invalid_argument& e) {
+    RemoveOutputs(o.out);
+    std::fprintf(stderr, "sapsim: error: %s: %s\n", o.scene.c_str(), e.what());
+    return 2;
+  }
+  // The initial poses: bodies piled at one place exceed the collision
+  // limits (bad input); a deep overlap is worth a warning.
+  try {
+    const InitialOverlap overlap = FindInitialOverlap(scene);
+    if (!o.quiet && overlap.depth > scene_limits::kOverlapWarning) {
+      std::fprintf(
+          stderr,
+          "sapsim: warning: %s: bodies '%s' and '%s' overlap by %.3g m at "
+          "the start (more than %g m; %d contacts at the initial poses): the "
+          "contact will push them apart with energy the scene did not "
+          "intend (docs/scenes.md, Limits)\n",
+          o.scene.c_str(), scene.bodies[overlap.body_a].name.c_str(),
+          scene.bodies[overlap.body_b].name.c_str(), overlap.depth,
+          scene_limits::kOverlapWarning, overlap.contacts);
+    }
+  } catch (const CollisionLimitError& e) {
+    RemoveOutputs(o.out);
+    std::fprintf(
+        stderr,
+        "sapsim: error: %s: bodies: at the initial poses, %s ('%s' and "
+        "'%s'): bodies piled at one place (a grid with spacing 0?); limits: "
+        "docs/scenes.md, Limits\n",
+        o.scene.c_str(), e.what(), scene.bodies[e.body_a()].name.c_str(),
+        scene.bodies[e.body_b()].name.c_str());
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    RemoveOutputs(o.out);
+    std::fprintf(stderr, "sapsim: error: %s: %s\n", o.scene.c_str(), e.what());
+    return 2;
   }
   const bool progress = !o.quiet && isatty(STDERR_FILENO);
-  const int total = std::max(
-      1, static_cast<int>(std::llround(scene.duration / scene.time_step)));
   SimulationOptions options;
   options.output_dir = o.out;
   int last_percent = -1;
@@ -100,6 +148,13 @@ int Run(const RunOptions& o) {
   }
   // --export-fclib: after each step, its problem as an FCLib file.
   std::unique_ptr<FclibStepWriter> fclib;
+  if (o.export_fclib_given && o.export_fclib.empty()) {
+    RemoveOutputs(o.out);
+    std::fprintf(stderr,
+                 "sapsim: error: --export-fclib: empty path (give a path "
+                 "prefix, e.g. --export-fclib out/steps)\n");
+    return 2;
+  }
   if (!o.export_fclib.empty()) {
     try {
       fclib = std::make_unique<FclibStepWriter>(
@@ -125,6 +180,16 @@ int Run(const RunOptions& o) {
   SimulationSummary s;
   try {
     s = RunSimulation(scene, options);
+  } catch (const SimulationError& e) {
+    // Numerically bad (or too many contacts on the way): stopped, no
+    // outputs.
+    if (progress) std::fprintf(stderr, "\n");
+    RemoveOutputs(o.out);
+    std::fprintf(stderr,
+                 "sapsim: error: %s: %s; the run was stopped and no outputs "
+                 "were written\n",
+                 o.scene.c_str(), e.what());
+    return 1;
   } catch (const std::invalid_argument& e) {
     if (progress) std::fprintf(stderr, "\n");
     RemoveOutputs(o.out);

@@ -11,7 +11,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/scene/scene_loader.h"
+#include "sapcontact/sim/stepping/simulation.h"
 #include "sapcontact/studies/metrics.h"
 #include "sapcontact/studies/sweep_plot.h"
 #include "sapcontact/studies/sweep_runner.h"
@@ -30,6 +32,11 @@ void WriteText(const fs::path& path, const std::string& text) {
 }
 
 std::string ReadText(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec) || fs::file_size(path, ec) > (1u << 30)) {
+    throw std::runtime_error("cannot read " + path.string() +
+                             " (missing, not a regular file, or over 1 GiB)");
+  }
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path.string());
   std::stringstream s;
@@ -84,7 +91,11 @@ SweepCommands::SweepCommands(CLI::App& app) {
       "Run a scene over the Cartesian product of varied values (in "
       "parallel) and write DIR/sweep.csv (one row per run: varied values, "
       "status, summary.json fields, metrics, analytic estimates), "
-      "DIR/sweep.json and DIR/*.png (gnuplot). See docs/studies.md.");
+      "DIR/sweep.json and DIR/*.png (gnuplot). See docs/studies.md. At "
+      "most 1e6 points; non-finite values are empty cells. Exit status: 0 "
+      "every run ok, 1 some run failed (a row with its error) or plotting "
+      "failed, 2 bad input (command line, scene, --set, --vary, the limits "
+      "of docs/scenes.md), reported before any run starts.");
   sweep_->add_option("scene", scene_, "scene file (YAML)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -115,7 +126,8 @@ SweepCommands::SweepCommands(CLI::App& app) {
     c->add_option("--out,-o", out_, "output directory")->required();
     c->add_option("--jobs,-j", jobs_,
                   "runs in parallel, each in a child process (default: "
-                  "number of cores)");
+                  "number of cores)")
+        ->check(CLI::Range(0, 1024));
     c->add_option("--shard", shard_,
                   "run only the points i with i % N == I (I/N, 0 <= I < N); "
                   "join the shards' directories with `sapsim sweep-merge`")
@@ -150,6 +162,16 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
   SweepStudy study;
   SweepShard shard;
   std::vector<SweepPoint> points;
+  if (out_.empty()) {
+    std::fprintf(stderr,
+                 "sapsim: error: --out: the output directory is an empty "
+                 "path\n");
+    return 2;
+  }
+  if (!(window_fraction_ > 0.0 && window_fraction_ <= 1.0)) {
+    std::fprintf(stderr, "sapsim: error: --window: must be in (0, 1]\n");
+    return 2;
+  }
   try {
     if (from_file) {
       study = LoadSweepStudy(study_file_);
@@ -174,7 +196,29 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
     std::vector<std::string> overrides = study.set;
     overrides.insert(overrides.end(), points[0].overrides.begin(),
                      points[0].overrides.end());
-    LoadScene(study.scene, overrides);
+    const Scene first = LoadScene(study.scene, overrides);
+    StepCount(first);
+    // Bodies piled at one place, or deeply overlapping at the start (in
+    // the first point; later points may differ).
+    try {
+      const InitialOverlap overlap = FindInitialOverlap(first);
+      if (!quiet_ && overlap.depth > scene_limits::kOverlapWarning) {
+        std::fprintf(stderr,
+                     "sapsim: warning: %s: bodies '%s' and '%s' overlap by "
+                     "%.3g m at the start of run 0 (more than %g m; "
+                     "docs/scenes.md, Limits)\n",
+                     study.scene.c_str(),
+                     first.bodies[overlap.body_a].name.c_str(),
+                     first.bodies[overlap.body_b].name.c_str(), overlap.depth,
+                     scene_limits::kOverlapWarning);
+      }
+    } catch (const CollisionLimitError& e) {
+      throw std::invalid_argument(
+          study.scene + ": bodies: at the initial poses of run 0, " + e.what() +
+          " ('" + first.bodies[e.body_a()].name + "' and '" +
+          first.bodies[e.body_b()].name +
+          "'): bodies piled at one place; limits: docs/scenes.md, Limits");
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sapsim: error: %s\n", e.what());
     return 2;
@@ -254,6 +298,12 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
 }
 
 int SweepCommands::RunMerge() const {
+  if (out_.empty()) {
+    std::fprintf(stderr,
+                 "sapsim: error: --out: the output directory is an empty "
+                 "path\n");
+    return 2;
+  }
   std::vector<SweepTable> tables;
   std::vector<std::string> names;
   SweepStudy study;

@@ -22,9 +22,12 @@ std::vector<std::pair<std::string, std::string>> ScalarFields(
   std::vector<std::pair<std::string, std::string>> fields;
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (it.value().is_structured()) continue;
-    fields.emplace_back(it.key(), it.value().is_string()
-                                      ? it.value().get<std::string>()
-                                      : it.value().dump());
+    fields.emplace_back(
+        it.key(),
+        it.value().is_string()
+            ? it.value().get<std::string>()
+            : it.value().dump(-1, ' ', false,
+                              nlohmann::json::error_handler_t::replace));
   }
   return fields;
 }
@@ -62,7 +65,9 @@ std::string SerializeSweepRow(const SweepRow& r) {
   j["summary"] = r.summary;
   j["metrics"] = ValuesJson(r.metrics);
   j["estimates"] = ValuesJson(r.estimates);
-  return j.dump();
+  // Error messages may quote bytes of a damaged file: invalid UTF-8 is
+  // replaced, never thrown.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 SweepRow DeserializeSweepRow(const std::string& text) {

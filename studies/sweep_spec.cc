@@ -83,9 +83,12 @@ void ParseRange(const std::vector<std::string>& fields, const std::string& spec,
   char* end = nullptr;
   errno = 0;
   const long count = std::strtol(c.c_str(), &end, 10);
-  if (c.empty() || end != c.c_str() + c.size() || errno == ERANGE ||
-      count < 1 || count > 10000000) {
+  if (c.empty() || end != c.c_str() + c.size() || count < 1) {
     Fail(spec, "COUNT '" + c + "' is not an integer >= 1");
+  }
+  if (errno == ERANGE || count > kMaxSweepPoints) {
+    Fail(spec, "COUNT '" + c + "' is more than the limit of " +
+                   std::to_string(kMaxSweepPoints) + " points of a sweep");
   }
   if (count == 1 && start != stop) {
     Fail(spec, "COUNT 1 needs START == STOP");
@@ -157,9 +160,10 @@ std::vector<SweepPoint> ExpandSweep(const std::vector<SweepAxis>& axes) {
     }
     total *= static_cast<double>(axis.values.size());
   }
-  if (total > 1e7) {
-    throw std::invalid_argument("sweep: " + Format(total) +
-                                " combinations (more than 1e7)");
+  if (total > kMaxSweepPoints) {
+    throw std::invalid_argument(
+        "sweep: " + Format(total) + " combinations, more than the limit of " +
+        std::to_string(kMaxSweepPoints) + " (docs/studies.md)");
   }
   const int n = static_cast<int>(total);
   std::vector<SweepPoint> points(n);

@@ -9,6 +9,11 @@
 
 namespace sapcontact {
 
+/// At most this many points in a sweep (the Cartesian product, before
+/// sharding; also the largest range COUNT): the points are expanded in
+/// memory before any run starts.
+constexpr long kMaxSweepPoints = 1000000;
+
 /// One `--vary` axis: one or more linked keys that take the same values.
 /// Syntax of the specification:
 ///   KEY=V1,V2,...              a list (values verbatim: numbers, .inf,
@@ -35,7 +40,8 @@ struct SweepAxis {
 /// @throws std::invalid_argument "--vary '<spec>': <problem>" on bad syntax:
 ///   no '=', an empty key or value, unbalanced brackets, a range with other
 ///   than 3 fields plus an optional "log", a non-numeric or non-finite
-///   START/STOP, a COUNT that is not an integer >= 1, COUNT = 1 with
+///   START/STOP, a COUNT that is not an integer >= 1 (or more than
+///   kMaxSweepPoints), COUNT = 1 with
 ///   START != STOP, a log range with START or STOP <= 0, duplicate keys.
 SweepAxis ParseSweepAxis(const std::string& spec);
 
@@ -52,7 +58,7 @@ struct SweepPoint {
 /// The Cartesian product of the axes, the first axis varying slowest (the
 /// last fastest). No axes: one point without overrides.
 /// @throws std::invalid_argument when a key appears on two axes, or the
-///         product exceeds 1e7 points.
+///         product exceeds kMaxSweepPoints.
 std::vector<SweepPoint> ExpandSweep(const std::vector<SweepAxis>& axes);
 
 /// `--shard I/N`: run only the points whose index i satisfies i % N == I

@@ -10,30 +10,52 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sapcontact/sim/scene/scene_limits.h"
+#include "sapcontact/sim/scene/scene_yaml_reader.h"
 #include "sapcontact/studies/metrics.h"
 
 namespace sapcontact {
 namespace {
 
+// YAML nodes of a study file, counting every use of an alias.
+constexpr long kMaxStudyNodes = 100000;
+
 class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
-  [[noreturn]] void Fail(const std::string& field,
-                         const std::string& problem) const {
-    throw std::invalid_argument(file_ + ": " + field + ": " + problem);
+  /// "<file>: <field>: <problem>", followed by " (line L, column C)" when
+  /// `at` has a place in the file.
+  [[noreturn]] void Fail(const std::string& field, const std::string& problem,
+                         const YAML::Node& at = YAML::Node()) const {
+    std::string place;
+    if (at.IsDefined() && !at.Mark().is_null()) {
+      place = " (" + file_ + ":" + std::to_string(at.Mark().line + 1) + ":" +
+              std::to_string(at.Mark().column + 1) + ")";
+    }
+    throw std::invalid_argument(file_ + ": " + field + ": " + problem + place);
   }
 
   void CheckKeys(const YAML::Node& map, const std::string& field,
                  const std::set<std::string>& allowed) const {
-    if (!map.IsMap()) Fail(field.empty() ? "(document)" : field, "not a map");
+    if (!map.IsMap()) {
+      Fail(field.empty() ? "(document)" : field, "not a map", map);
+    }
+    std::set<std::string> seen;
     for (const auto& kv : map) {
-      const std::string key = kv.first.as<std::string>();
+      if (!kv.first.IsScalar()) {
+        Fail(field.empty() ? "(document)" : field, "keys must be plain names",
+             kv.first);
+      }
+      const std::string key = kv.first.Scalar();
       if (!allowed.count(key)) {
         std::string list;
         for (const std::string& a : allowed)
           list += (list.empty() ? "" : ", ") + a;
-        Fail(Join(field, key), "unknown key (allowed: " + list + ")");
+        Fail(Join(field, key), "unknown key (allowed: " + list + ")", kv.first);
+      }
+      if (!seen.insert(key).second) {
+        Fail(Join(field, key), "duplicate key", kv.first);
       }
     }
   }
@@ -43,32 +65,32 @@ class Reader {
   }
 
   std::string String(const YAML::Node& node, const std::string& field) const {
-    if (!node.IsScalar()) Fail(field, "expected a string");
-    return node.as<std::string>();
+    if (!node.IsScalar()) Fail(field, "expected a string", node);
+    return node.Scalar();
   }
 
   double Number(const YAML::Node& node, const std::string& field) const {
-    if (!node.IsScalar()) Fail(field, "expected a number");
-    try {
-      return node.as<double>();
-    } catch (const YAML::Exception&) {
-      Fail(field, "'" + node.as<std::string>() + "' is not a number");
+    if (!node.IsScalar()) Fail(field, "expected a number", node);
+    double v = 0;
+    if (!YAML::convert<double>::decode(node, v) || !std::isfinite(v)) {
+      Fail(field, "'" + node.Scalar() + "' is not a finite number", node);
     }
+    return v;
   }
 
   bool Bool(const YAML::Node& node, const std::string& field) const {
-    try {
-      return node.as<bool>();
-    } catch (const YAML::Exception&) {
-      Fail(field, "expected true or false");
+    bool v = false;
+    if (!node.IsScalar() || !YAML::convert<bool>::decode(node, v)) {
+      Fail(field, "expected true or false", node);
     }
+    return v;
   }
 
   std::vector<std::string> Strings(const YAML::Node& node,
                                    const std::string& field) const {
     std::vector<std::string> out;
-    if (node.IsScalar()) return {node.as<std::string>()};
-    if (!node.IsSequence()) Fail(field, "expected a list of strings");
+    if (node.IsScalar()) return {node.Scalar()};
+    if (!node.IsSequence()) Fail(field, "expected a list of strings", node);
     for (size_t i = 0; i < node.size(); ++i) {
       out.push_back(String(node[i], field + "[" + std::to_string(i) + "]"));
     }
@@ -76,7 +98,7 @@ class Reader {
   }
 
   PlotScale Scale(const YAML::Node& node, const std::string& field) const {
-    if (node.IsScalar() && node.as<std::string>() == "auto") {
+    if (node.IsScalar() && node.Scalar() == "auto") {
       return PlotScale::kAuto;
     }
     return Bool(node, field) ? PlotScale::kLog : PlotScale::kLinear;
@@ -90,12 +112,13 @@ class Reader {
                "logy"});
     PlotSpec p;
     for (const char* required : {"file", "x", "y"}) {
-      if (!n[required]) Fail(Join(field, required), "missing");
+      if (!n[required]) Fail(Join(field, required), "missing", n);
     }
     p.file = String(n["file"], Join(field, "file"));
     if (p.file.find('/') != std::string::npos || p.file.size() < 5 ||
         p.file.substr(p.file.size() - 4) != ".png") {
-      Fail(Join(field, "file"), "must be a file name ending in .png");
+      Fail(Join(field, "file"), "must be a file name ending in .png",
+           n["file"]);
     }
     p.x = String(n["x"], Join(field, "x"));
     p.y = String(n["y"], Join(field, "y"));
@@ -107,15 +130,15 @@ class Reader {
     if (n["estimates"]) {
       const YAML::Node e = n["estimates"];
       const std::string ef = Join(field, "estimates");
-      if (!e.IsSequence()) Fail(ef, "expected a list");
+      if (!e.IsSequence()) Fail(ef, "expected a list", e);
       for (size_t i = 0; i < e.size(); ++i) {
         const std::string f = ef + "[" + std::to_string(i) + "]";
         PlotLine line;
         if (e[i].IsScalar()) {
-          line.column = e[i].as<std::string>();
+          line.column = e[i].Scalar();
         } else {
           CheckKeys(e[i], f, {"column", "label"});
-          if (!e[i]["column"]) Fail(Join(f, "column"), "missing");
+          if (!e[i]["column"]) Fail(Join(f, "column"), "missing", e[i]);
           line.column = String(e[i]["column"], Join(f, "column"));
           if (e[i]["label"])
             line.label = String(e[i]["label"], Join(f, "label"));
@@ -169,12 +192,20 @@ SweepStudy ParseSweepStudy(const std::string& text, const std::string& name,
   } catch (const YAML::Exception& e) {
     r.Fail("(document)", std::string("bad YAML: ") + e.what());
   }
+  // Nested aliases would expand exponentially when walked: count first.
+  std::string path;
+  YAML::Node at;
+  const std::string size_problem = scene_internal::YamlSizeProblem(
+      doc, "", kMaxStudyNodes, scene_limits::kMaxYamlDepth, &path, &at);
+  if (!size_problem.empty()) {
+    r.Fail(path.empty() ? "(document)" : path, size_problem, at);
+  }
   r.CheckKeys(doc, "",
               {"name", "description", "scene", "set", "vary", "metrics",
                "window_fraction", "sliding_speed_mps", "plots", "total_points",
                "shard"});
   SweepStudy s;
-  if (!doc["scene"]) r.Fail("scene", "missing");
+  if (!doc["scene"]) r.Fail("scene", "missing", doc);
   s.scene = r.String(doc["scene"], "scene");
   if (std::filesystem::path(s.scene).is_relative()) {
     s.scene = (std::filesystem::path(base_dir) / s.scene).lexically_normal();
@@ -191,7 +222,8 @@ SweepStudy ParseSweepStudy(const std::string& text, const std::string& name,
       try {
         s.vary.push_back(ParseSweepAxis(specs[i]));
       } catch (const std::invalid_argument& e) {
-        r.Fail("vary[" + std::to_string(i) + "]", e.what());
+        r.Fail("vary[" + std::to_string(i) + "]", e.what(),
+               doc["vary"].IsSequence() ? doc["vary"][i] : doc["vary"]);
       }
     }
   }
@@ -199,29 +231,33 @@ SweepStudy ParseSweepStudy(const std::string& text, const std::string& name,
   for (size_t i = 0; i < s.metrics.size(); ++i) {
     if (!IsMetricName(s.metrics[i])) {
       r.Fail("metrics[" + std::to_string(i) + "]",
-             "unknown metric '" + s.metrics[i] + "'");
+             "unknown metric '" + s.metrics[i] + "'",
+             doc["metrics"].IsSequence() ? doc["metrics"][i] : doc["metrics"]);
     }
   }
   if (doc["window_fraction"]) {
     s.window_fraction = r.Number(doc["window_fraction"], "window_fraction");
     if (!(s.window_fraction > 0 && s.window_fraction <= 1)) {
-      r.Fail("window_fraction", "must be in (0, 1]");
+      r.Fail("window_fraction", "must be in (0, 1]", doc["window_fraction"]);
     }
   }
   if (doc["sliding_speed_mps"]) {
     s.sliding_speed_mps =
         r.Number(doc["sliding_speed_mps"], "sliding_speed_mps");
-    if (!(s.sliding_speed_mps > 0)) r.Fail("sliding_speed_mps", "must be > 0");
+    if (!(s.sliding_speed_mps > 0)) {
+      r.Fail("sliding_speed_mps", "must be > 0", doc["sliding_speed_mps"]);
+    }
   }
   if (doc["plots"]) {
     const YAML::Node plots = doc["plots"];
-    if (!plots.IsSequence()) r.Fail("plots", "expected a list");
+    if (!plots.IsSequence()) r.Fail("plots", "expected a list", plots);
     std::set<std::string> files;
     for (size_t i = 0; i < plots.size(); ++i) {
       const std::string f = "plots[" + std::to_string(i) + "]";
       s.plots.push_back(r.Plot(plots[i], f));
       if (!files.insert(s.plots.back().file).second) {
-        r.Fail(f + ".file", "'" + s.plots.back().file + "' used twice");
+        r.Fail(f + ".file", "'" + s.plots.back().file + "' used twice",
+               plots[i]);
       }
     }
   }
@@ -229,6 +265,18 @@ SweepStudy ParseSweepStudy(const std::string& text, const std::string& name,
 }
 
 SweepStudy LoadSweepStudy(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    throw std::invalid_argument(
+        path + ": cannot read the study file (" +
+        (fs::exists(path, ec) ? "not a regular file" : "no such file") + ")");
+  }
+  if (fs::file_size(path, ec) > scene_limits::kMaxFileBytes) {
+    throw std::invalid_argument(
+        path + ": the study file is larger than " +
+        std::to_string(scene_limits::kMaxFileBytes >> 20) + " MiB");
+  }
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(path + ": cannot read the study file");
   std::stringstream text;
@@ -282,7 +330,7 @@ std::string SweepStudyToJson(const SweepStudy& s, int total_points,
   j["plots"] = plots;
   j["total_points"] = total_points;
   j["shard"] = ToString(shard);
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 void ReadSweepRecordCounts(const std::string& json_text, int* total_points,

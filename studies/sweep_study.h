@@ -33,8 +33,11 @@ struct SweepStudy {
 };
 
 /// Reads a study file. @throws std::invalid_argument "<file>: <field>:
-/// <problem>" on a missing file, bad YAML, unknown or missing keys, wrong
-/// types, a bad `vary` entry (ParseSweepAxis's message), an unknown metric.
+/// <problem> (<file>:<line>:<column>)" on a missing file (or one that is
+/// not a regular file or larger than 16 MiB), bad YAML, more than 1e5
+/// YAML nodes counting alias uses, unknown, duplicate or missing keys,
+/// wrong types, a bad `vary` entry (ParseSweepAxis's message), an unknown
+/// metric.
 SweepStudy LoadSweepStudy(const std::string& path);
 
 /// Same from text; relative scene paths are resolved against `base_dir`.

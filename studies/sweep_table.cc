@@ -14,8 +14,7 @@ namespace sapcontact {
 namespace {
 
 std::string Number(double v) {
-  if (std::isnan(v)) return "";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (!std::isfinite(v)) return "";  // never nan or inf in a table
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.9g", v);
   return buffer;
@@ -121,6 +120,14 @@ void WriteSweepCsv(const SweepTable& table, const std::string& path) {
 }
 
 SweepTable ReadSweepCsv(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw std::runtime_error("cannot read " + path +
+                             " (missing or not a regular file)");
+  }
+  if (std::filesystem::file_size(path, ec) > (1ull << 30)) {
+    throw std::runtime_error(path + ": larger than 1 GiB");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);
   std::stringstream buffer;

@@ -4,8 +4,9 @@
 // (a metric with the name of a summary field, e.g. max_penetration_m, shares
 // its column: the two are the same quantity). CSV per RFC 4180 (fields with
 // ',', '"' or a line break are quoted, '"' doubled); numbers with 9
-// significant digits; an undefined (NaN) metric is an empty cell, an
-// infinite one "inf".
+// significant digits; an undefined (NaN) or infinite metric is an empty
+// cell (no table holds nan, inf or null; the summary fields are finite by
+// RunSimulation's checks). Varied values are written as given.
 #pragma once
 
 #include <string>

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace sapcontact {
 
 const std::vector<std::pair<int, int>>& BroadPhase::FindPairs(
-    const std::vector<Aabb>& boxes, const std::vector<bool>& fixed) {
+    const std::vector<Aabb>& boxes, const std::vector<bool>& fixed,
+    std::size_t max_pairs) {
   const int n = static_cast<int>(boxes.size());
   pairs_.clear();
   // Sweep axis: the largest variance of the finite box centres.
@@ -47,6 +49,16 @@ const std::vector<std::pair<int, int>>& BroadPhase::FindPairs(
     for (int other : active_) {
       if (is_fixed(idx) && is_fixed(other)) continue;
       if (box.Overlaps(boxes[other])) {
+        if (pairs_.size() >= max_pairs) {
+          const int a = std::min(idx, other), b = std::max(idx, other);
+          pairs_.clear();
+          throw CollisionLimitError(
+              "more than " + std::to_string(max_pairs) +
+                  " candidate pairs of bodies (broad phase), the limit; "
+                  "reached at bodies " +
+                  std::to_string(a) + " and " + std::to_string(b),
+              a, b);
+        }
         pairs_.emplace_back(std::min(idx, other), std::max(idx, other));
       }
     }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 
 #include "sapcontact/sim/collision/narrow_phase.h"
 
@@ -54,15 +55,19 @@ const std::vector<ContactPoint>& CollisionDetector::FindContacts(
   aabbs_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     if (!poses[i].position.allFinite() ||
-        !poses[i].orientation.coeffs().allFinite() || !(bound(i) >= 0.0) ||
-        !std::isfinite(bound(i))) {
+        !poses[i].orientation.coeffs().allFinite()) {
       throw std::invalid_argument("FindContacts: body " + std::to_string(i) +
-                                  ": non-finite pose or invalid motion bound");
+                                  ": non-finite pose");
+    }
+    if (!(bound(i) >= 0.0) || !std::isfinite(bound(i))) {
+      throw std::invalid_argument("FindContacts: body " + std::to_string(i) +
+                                  ": invalid motion bound (must be finite "
+                                  "and >= 0 m)");
     }
     aabbs_[i] = ComputeAabb(bodies_[i].shape, poses[i],
                             0.5 * options.margin + bound(i));
   }
-  const auto& pairs = broad_phase_.FindPairs(aabbs_, fixed_);
+  const auto& pairs = broad_phase_.FindPairs(aabbs_, fixed_, options.max_pairs);
   contacts_.clear();
   for (const auto& [i, j] : pairs) {
     // A fixed body is A; otherwise the smaller index (i < j) is A.
@@ -74,6 +79,14 @@ const std::vector<ContactPoint>& CollisionDetector::FindContacts(
     for (size_t k = first; k < contacts_.size(); ++k) {
       contacts_[k].body_a = a;
       contacts_[k].body_b = b;
+    }
+    if (contacts_.size() > options.max_contacts) {
+      contacts_.clear();
+      throw CollisionLimitError(
+          "more than " + std::to_string(options.max_contacts) +
+              " contacts, the limit; reached at bodies " + std::to_string(a) +
+              " and " + std::to_string(b),
+          a, b);
     }
   }
   return contacts_;

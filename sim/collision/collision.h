@@ -5,6 +5,7 @@
 // Design note: docs/scenes.md.
 #pragma once
 
+#include <cstddef>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,12 @@ struct CollisionOptions {
   /// penetrate deeply. Default 1 mm (covers ~1 m/s of relative approach at
   /// dt = 1e-3 without motion bounds).
   double margin{1.0e-3};
+  /// Limits that protect the machine (docs/scenes.md "Limits"): more
+  /// broad-phase candidate pairs or more contacts than these throw
+  /// CollisionLimitError before the memory is taken (bodies piled at one
+  /// place give n^2 / 2 pairs and up to 8 contacts per box pair).
+  std::size_t max_pairs{2000000};
+  std::size_t max_contacts{100000};
 };
 
 /// Upper bound on the distance any point of a body of `shape` can travel in
@@ -53,8 +60,9 @@ class CollisionDetector {
   /// body_b) as found by the broad phase (sorted by the smaller, then the
   /// larger index). When exactly one body of a pair is fixed it is body_a;
   /// otherwise body_a < body_b. Throws std::invalid_argument if poses has
-  /// the wrong size or a non-finite entry. The reference is valid until the
-  /// next call (buffers are reused).
+  /// the wrong size or a non-finite entry (naming the body index),
+  /// CollisionLimitError beyond options.max_pairs or max_contacts. The
+  /// reference is valid until the next call (buffers are reused).
   const std::vector<ContactPoint>& FindContacts(
       const std::vector<Pose>& poses, const CollisionOptions& options = {},
       const std::vector<double>& motion_bounds = {});

@@ -116,4 +116,20 @@ struct Scene {
   ContactParameters PairParameters(int body_a, int body_b) const;
 };
 
+/// Checks a scene built in code against the limits and ranges of
+/// sim/scene/scene_limits.h (docs/scenes.md "Limits"), which LoadScene
+/// enforces with file lines: time step, gravity, solver settings, margin,
+/// materials, the body count, and every body's name, shape, mass, pose,
+/// velocities and material index. Not checked here: the step count (see
+/// StepCount in sim/stepping/simulation.h). @throws std::invalid_argument
+/// naming the field ("bodies.box.velocity: |velocity| = 2e+04 m/s is
+/// outside [0, 10000] m/s: ...").
+void ValidateScene(const Scene& scene);
+
+/// "bodies 'a' and 'b'" for the first two bodies, not both fixed, whose
+/// materials are both rigid (stiffness .inf), or "" if there are none:
+/// with the sap model such a pair needs near_rigid_threshold > 0 (R_n
+/// would be 0). LoadScene and ValidateScene reject beta = 0 then.
+std::string RigidPair(const Scene& scene);
+
 }  // namespace sapcontact

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <unordered_map>
 
+#include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/scene/scene_overrides.h"
 #include "sapcontact/sim/scene/scene_yaml_reader.h"
 
@@ -14,11 +18,42 @@ namespace {
 using scene_internal::Join;
 using scene_internal::YamlReader;
 
-// Upper bound on the number of bodies after grid expansion (guards against
-// a typo such as count: [1000, 1000, 1000]).
-constexpr long kMaxBodies = 1000000;
+namespace limits = scene_limits;
 
-// Names are used in override paths and in output files.
+// "1e+06" style numbers for limit messages.
+std::string Num(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+// Whether `s` is valid UTF-8 without control characters.
+bool PrintableUtf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) return false;
+    int extra = 0;
+    if (c < 0x80) {
+      extra = 0;
+    } else if ((c & 0xe0) == 0xc0 && c >= 0xc2) {
+      extra = 1;
+    } else if ((c & 0xf0) == 0xe0) {
+      extra = 2;
+    } else if ((c & 0xf8) == 0xf0 && c <= 0xf4) {
+      extra = 3;
+    } else {
+      return false;
+    }
+    if (i + extra >= s.size() && extra > 0) return false;
+    for (int k = 1; k <= extra; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
+    }
+    i += 1 + extra;
+  }
+  return true;
+}
+
+// Names are used in override paths and in output files (CSV, JSON).
 bool ValidName(const std::string& name) {
   for (char c : name) {
     if (c == '.' || c == '=' || c == ',' || c == '"' ||
@@ -26,7 +61,7 @@ bool ValidName(const std::string& name) {
       return false;
     }
   }
-  return !name.empty();
+  return !name.empty() && PrintableUtf8(name);
 }
 
 class Parser {
@@ -45,10 +80,28 @@ class Parser {
     r_.CheckMap(root, "", scene_internal::RootKeys());
     Scene scene;
     scene.source = r_.file();
-    scene.time_step =
-        r_.Positive(r_.Required(root, "time_step", ""), "time_step");
-    scene.duration = r_.Positive(r_.Required(root, "duration", ""), "duration");
-    if (root["gravity"]) scene.gravity = r_.Vec3(root["gravity"], "gravity");
+    const YAML::Node dt_node = r_.Required(root, "time_step", "");
+    scene.time_step = r_.Positive(dt_node, "time_step");
+    const YAML::Node duration_node = r_.Required(root, "duration", "");
+    scene.duration = r_.Positive(duration_node, "duration");
+    r_.CheckRange(dt_node, "time_step", scene.time_step, limits::kMinTimeStep,
+                  limits::kMaxTimeStep, "s",
+                  "no contact time scale is resolved by a smaller or a "
+                  "larger step");
+    const double steps = std::round(scene.duration / scene.time_step);
+    if (!(steps <= limits::kMaxSteps)) {
+      r_.Fail(duration_node, "duration",
+              "duration / time_step = " + Num(steps) +
+                  " steps, more than the limit of " + Num(limits::kMaxSteps) +
+                  " steps of one run (docs/scenes.md, Limits): shorten the "
+                  "duration or enlarge the time step");
+    }
+    if (root["gravity"]) {
+      scene.gravity = r_.Vec3(root["gravity"], "gravity");
+      r_.CheckRange(root["gravity"], "gravity", scene.gravity.norm(), 0.0,
+                    limits::kMaxGravity, "m/s^2",
+                    "more than 1000 g is not a rigid-body scene", "|gravity|");
+    }
     if (root["solver"]) ParseSolver(root["solver"], &scene.solver);
     ParseMaterials(root["materials"], &scene);
     if (root["output"]) {
@@ -64,9 +117,13 @@ class Parser {
       if (col["margin"]) {
         scene.collision.margin =
             r_.NonNegative(col["margin"], "collision.margin");
+        r_.CheckRange(col["margin"], "collision.margin", scene.collision.margin,
+                      0.0, limits::kMaxMargin, "m",
+                      "a larger margin makes every nearby pair a contact");
       }
     }
     ParseBodies(r_.Required(root, "bodies", ""), &scene);
+    CheckRigidPairsHaveRegularization(root, scene);
     return scene;
   }
 
@@ -80,22 +137,38 @@ class Parser {
     if (n["near_rigid_threshold"]) {
       s->near_rigid_threshold = r_.NonNegative(n["near_rigid_threshold"],
                                                "solver.near_rigid_threshold");
+      r_.CheckRange(n["near_rigid_threshold"], "solver.near_rigid_threshold",
+                    s->near_rigid_threshold, 0.0, limits::kMaxRegularization,
+                    "", "beta > 1 already makes every contact near-rigid");
     }
     if (n["friction_regularization"]) {
       s->friction_regularization = r_.Positive(
           n["friction_regularization"], "solver.friction_regularization");
+      r_.CheckRange(n["friction_regularization"],
+                    "solver.friction_regularization",
+                    s->friction_regularization, 0.0, limits::kMaxRegularization,
+                    "", "sigma > 1 is no friction at all");
     }
     if (n["rel_tolerance"]) {
       s->rel_tolerance =
           r_.Positive(n["rel_tolerance"], "solver.rel_tolerance");
+      r_.CheckRange(n["rel_tolerance"], "solver.rel_tolerance",
+                    s->rel_tolerance, 0.0, 1.0, "",
+                    "a relative tolerance above 1 accepts any iterate");
     }
     if (n["abs_tolerance"]) {
       s->abs_tolerance =
           r_.NonNegative(n["abs_tolerance"], "solver.abs_tolerance");
+      r_.CheckRange(n["abs_tolerance"], "solver.abs_tolerance",
+                    s->abs_tolerance, 0.0, 1.0, "",
+                    "an absolute tolerance above 1 accepts any iterate");
     }
     if (n["max_iterations"]) {
       s->max_iterations =
           r_.PositiveInt(n["max_iterations"], "solver.max_iterations");
+      r_.CheckRange(n["max_iterations"], "solver.max_iterations",
+                    s->max_iterations, 1, limits::kMaxSolverIterations, "",
+                    "a step that needs more does not converge");
     }
     if (n["line_search"]) {
       s->line_search = static_cast<LineSearchMethod>(r_.Choice(
@@ -117,7 +190,15 @@ class Parser {
       const std::string field = "materials." + name;
       if (!ValidName(name)) {
         r_.Fail(item.first, field,
-                "invalid material name (no spaces, '.', '=', ',' or '\"')");
+                "invalid material name (no spaces, '.', '=', ',', '\"' or "
+                "control characters; UTF-8)");
+      }
+      if (name.size() > limits::kMaxNameLength) {
+        r_.Fail(item.first, field.substr(0, 40) + "...",
+                "a material name of " + std::to_string(name.size()) +
+                    " characters, more than the limit of " +
+                    std::to_string(limits::kMaxNameLength) +
+                    " (docs/scenes.md, Limits)");
       }
       const YAML::Node& m = item.second;
       r_.CheckMap(m, field, scene_internal::MaterialKeys());
@@ -130,13 +211,26 @@ class Parser {
           r_.Fail(m["stiffness"], field + ".stiffness",
                   "must be > 0 N/m (or .inf for rigid)");
         }
+        if (!std::isinf(mat.stiffness)) {
+          r_.CheckRange(m["stiffness"], field + ".stiffness", mat.stiffness,
+                        limits::kMinStiffness, limits::kMaxStiffness, "N/m",
+                        "stiffer contacts are rigid at any time step (use "
+                        ".inf); softer ones hold nothing up");
+        }
       }
       if (m["dissipation_time_scale"]) {
         mat.dissipation_time_scale = r_.NonNegative(
             m["dissipation_time_scale"], field + ".dissipation_time_scale");
+        r_.CheckRange(
+            m["dissipation_time_scale"], field + ".dissipation_time_scale",
+            mat.dissipation_time_scale, 0.0, limits::kMaxDissipationTimeScale,
+            "s", "longer than any simulated motion");
       }
       if (m["friction"]) {
         mat.friction = r_.NonNegative(m["friction"], field + ".friction");
+        r_.CheckRange(m["friction"], field + ".friction", mat.friction, 0.0,
+                      limits::kMaxFriction, "",
+                      "no surface pair has a larger friction coefficient");
       }
       if (name == "default") {
         scene->materials[0] = mat;
@@ -170,18 +264,60 @@ class Parser {
       const YAML::Node size = r_.Required(n, "size", field);
       shape.size = r_.Vec3(size, field + ".size");
       for (int i = 0; i < 3; ++i) {
-        r_.Positive(size[i], field + ".size[" + std::to_string(i) + "]");
+        const std::string f = field + ".size[" + std::to_string(i) + "]";
+        CheckSize(size[i], f, r_.Positive(size[i], f));
       }
     }
     if (shape.type == ShapeType::kSphere || shape.type == ShapeType::kCapsule) {
-      shape.radius =
-          r_.Positive(r_.Required(n, "radius", field), field + ".radius");
+      const YAML::Node radius = r_.Required(n, "radius", field);
+      shape.radius = r_.Positive(radius, field + ".radius");
+      CheckSize(radius, field + ".radius", shape.radius);
     }
     if (shape.type == ShapeType::kCapsule) {
-      shape.length =
-          r_.Positive(r_.Required(n, "length", field), field + ".length");
+      const YAML::Node length = r_.Required(n, "length", field);
+      shape.length = r_.Positive(length, field + ".length");
+      CheckSize(length, field + ".length", shape.length);
     }
     return shape;
+  }
+
+  // SAP's R_n = max(beta^2 w / (4 pi^2), 1 / (dt k (dt + tau_d))) is 0 for
+  // a rigid pair (k = inf) when beta = 0: the problem is not strictly
+  // convex and the solver rejects it. Such a pair exists when two bodies,
+  // not both fixed, have rigid materials.
+  void CheckRigidPairsHaveRegularization(const YAML::Node& root,
+                                         const Scene& scene) {
+    if (scene.solver.model != SolverModel::kSap ||
+        scene.solver.near_rigid_threshold > 0.0) {
+      return;
+    }
+    const std::string pair = RigidPair(scene);
+    if (pair.empty()) return;
+    const YAML::Node solver = root["solver"];
+    const YAML::Node at =
+        solver && solver.IsMap() && solver["near_rigid_threshold"]
+            ? solver["near_rigid_threshold"]
+            : root;
+    r_.Fail(
+        at, "solver.near_rigid_threshold",
+        "0 leaves rigid contacts without regularization (R_n = 0): " + pair +
+            " have rigid materials (stiffness .inf); give beta > 0 or "
+            "a finite stiffness");
+  }
+
+  void CheckSize(const YAML::Node& node, const std::string& field,
+                 double value) {
+    r_.CheckRange(node, field, value, limits::kMinSize, limits::kMaxSize, "m",
+                  "shapes outside 10 um to 10 km are not resolved by the "
+                  "millimetre contact margin or are not rigid bodies");
+  }
+
+  void CheckMass(const YAML::Node& node, const std::string& field,
+                 double mass) {
+    r_.CheckRange(node, field, mass, limits::kMinMass, limits::kMaxMass, "kg",
+                  "lighter or heavier bodies make the contact problem "
+                  "singular in double precision",
+                  "the mass");
   }
 
   // Parses one YAML body (not yet grid-expanded). Returns the grid counts
@@ -214,23 +350,43 @@ class Parser {
     }
     if (mass) {
       const double m = r_.Positive(mass, field + ".mass");
+      CheckMass(mass, field + ".mass", m);
       if (!b.fixed) b.mass = m;
     }
     if (density) {
       const double rho = r_.Positive(density, field + ".density");
-      if (!b.fixed) b.mass = MassPropertiesFromDensity(b.shape, rho).mass;
+      r_.CheckRange(density, field + ".density", rho, limits::kMinDensity,
+                    limits::kMaxDensity, "kg/m^3",
+                    "no material is lighter than a thousandth of air's or "
+                    "denser than 1000 kg per litre");
+      if (!b.fixed) {
+        b.mass = MassPropertiesFromDensity(b.shape, rho).mass;
+        CheckMass(density, field + ".density", b.mass);
+      }
     }
     if (!b.fixed) b.inertia = MassPropertiesFromMass(b.shape, b.mass).inertia;
 
     if (n["position"]) {
       b.pose.position = r_.Vec3(n["position"], field + ".position");
+      for (int i = 0; i < 3; ++i) {
+        r_.CheckRange(n["position"][i],
+                      field + ".position[" + std::to_string(i) + "]",
+                      b.pose.position[i], -limits::kMaxPosition,
+                      limits::kMaxPosition, "m", kPositionWhy);
+      }
     }
     if (n["rpy"] && n["quaternion"]) {
       r_.Fail(n["quaternion"], field + ".quaternion",
               "give rpy or quaternion, not both");
     }
     if (n["rpy"]) {
-      b.pose.orientation = QuaternionFromRpy(r_.Vec3(n["rpy"], field + ".rpy"));
+      const Vector3 rpy = r_.Vec3(n["rpy"], field + ".rpy");
+      for (int i = 0; i < 3; ++i) {
+        r_.CheckRange(n["rpy"][i], field + ".rpy[" + std::to_string(i) + "]",
+                      rpy[i], -limits::kMaxAngle, limits::kMaxAngle, "rad",
+                      "give the angle modulo 2 pi");
+      }
+      b.pose.orientation = QuaternionFromRpy(rpy);
     }
     if (n["quaternion"]) {
       const Eigen::VectorXd q =
@@ -250,6 +406,17 @@ class Parser {
       if (b.fixed && v.squaredNorm() > 0.0) {
         r_.Fail(n[kMotion[i]], field + "." + kMotion[i],
                 "a fixed body cannot move");
+      }
+      if (i == 0) {
+        r_.CheckRange(n[kMotion[i]], field + "." + kMotion[i], v.norm(), 0.0,
+                      limits::kMaxSpeed, "m/s",
+                      "faster than any rigid-body contact (10 km/s)",
+                      "|velocity|");
+      } else {
+        r_.CheckRange(n[kMotion[i]], field + "." + kMotion[i], v.norm(), 0.0,
+                      limits::kMaxAngularSpeed, "rad/s",
+                      "a faster spin is not a rigid body",
+                      "|angular_velocity|");
       }
       (i == 0 ? b.velocity : b.angular_velocity) = v;
     }
@@ -275,13 +442,23 @@ class Parser {
       const YAML::Node c = r_.Required(g, "count", gf);
       r_.Vector(c, gf + ".count", 3);  // shape check
       for (int i = 0; i < 3; ++i) {
-        (*count)[i] =
-            r_.PositiveInt(c[i], gf + ".count[" + std::to_string(i) + "]");
+        const std::string f = gf + ".count[" + std::to_string(i) + "]";
+        (*count)[i] = r_.PositiveInt(c[i], f);
+        r_.CheckRange(c[i], f, (*count)[i], 1,
+                      static_cast<double>(limits::kMaxBodies), "",
+                      "the scene's body limit");
       }
       const YAML::Node s = r_.Required(g, "spacing", gf);
       *spacing = r_.Vec3(s, gf + ".spacing");
       for (int i = 0; i < 3; ++i) {
-        r_.NonNegative(s[i], gf + ".spacing[" + std::to_string(i) + "]");
+        const std::string f = gf + ".spacing[" + std::to_string(i) + "]";
+        r_.NonNegative(s[i], f);
+        // The last copy's position must be within the position limit too.
+        r_.CheckRange(
+            s[i], f,
+            std::abs(b.pose.position[i]) + ((*count)[i] - 1.0) * (*spacing)[i],
+            0.0, limits::kMaxPosition, "m", kPositionWhy,
+            "|position| of the last grid copy");
       }
     }
     return b;
@@ -298,10 +475,18 @@ class Parser {
       if (!n.IsMap()) r_.Fail(n, index_field, "expected a map (a body)");
       const YAML::Node name_node = r_.Required(n, "name", index_field);
       const std::string name = r_.String(name_node, index_field + ".name");
+      if (name.size() > limits::kMaxNameLength) {
+        r_.Fail(name_node, index_field + ".name",
+                "a body name of " + std::to_string(name.size()) +
+                    " characters, more than the limit of " +
+                    std::to_string(limits::kMaxNameLength) +
+                    " (docs/scenes.md, Limits)");
+      }
       if (!ValidName(name)) {
         r_.Fail(name_node, index_field + ".name",
                 "invalid body name '" + name +
-                    "' (no spaces, '.', '=', ',' or '\"')");
+                    "' (no spaces, '.', '=', ',', '\"' or control "
+                    "characters; UTF-8)");
       }
       const std::string field = "bodies." + name;
       Eigen::Vector3i count;
@@ -309,9 +494,13 @@ class Parser {
       const Body body = ParseBody(n, field, &count, &spacing, *scene);
       const long total = static_cast<long>(scene->bodies.size()) +
                          static_cast<long>(count[0]) * count[1] * count[2];
-      if (total > kMaxBodies) {
-        r_.Fail(n["grid"], field + ".grid.count",
-                "more than " + std::to_string(kMaxBodies) + " bodies");
+      if (total > limits::kMaxBodies) {
+        r_.Fail(n["grid"] ? n["grid"] : n,
+                field + (n["grid"] ? ".grid.count" : ""),
+                "the scene would have " + std::to_string(total) +
+                    " bodies, more than the limit of " +
+                    std::to_string(limits::kMaxBodies) +
+                    " (docs/scenes.md, Limits)");
       }
       const bool grid = static_cast<bool>(n["grid"]);
       for (int a = 0; a < count[0]; ++a) {
@@ -334,12 +523,28 @@ class Parser {
     }
   }
 
+  static constexpr const char* kPositionWhy =
+      "farther out, double precision cannot resolve contact (use a frame "
+      "near the bodies)";
+
   const YamlReader& r_;
 };
 
 Scene ParseWithOverrides(YAML::Node root, YamlReader* reader,
                          const std::vector<std::string>& overrides) {
   try {
+    // The document's size counting alias uses, before anything walks it.
+    std::string path;
+    YAML::Node at;
+    const std::string problem = scene_internal::YamlSizeProblem(
+        root, "", limits::kMaxYamlNodes, limits::kMaxYamlDepth, &path, &at);
+    if (!problem.empty()) reader->Fail(at, path, problem);
+    if (overrides.size() > limits::kMaxOverrides) {
+      reader->FailNoPlace("", std::to_string(overrides.size()) +
+                                  " --set overrides, more than the limit of " +
+                                  std::to_string(limits::kMaxOverrides) +
+                                  " (docs/scenes.md, Limits)");
+    }
     for (const auto& o : overrides) {
       scene_internal::ApplyOverride(root, o, reader);
     }
@@ -357,8 +562,7 @@ Scene ParseWithOverrides(YAML::Node root, YamlReader* reader,
   }
 }
 
-[[noreturn]] void Malformed(const std::string& file,
-                            const YAML::ParserException& e) {
+[[noreturn]] void Malformed(const std::string& file, const YAML::Exception& e) {
   const int line = e.mark.line + 1;
   const int column = e.mark.column + 1;
   throw SceneError(file, line, column, "",
@@ -366,17 +570,49 @@ Scene ParseWithOverrides(YAML::Node root, YamlReader* reader,
                        std::to_string(column) + ": malformed YAML: " + e.msg);
 }
 
+// The text of a scene file: a regular file of at most kMaxFileBytes (a
+// FIFO or a device such as /dev/zero would otherwise be read forever).
+std::string ReadSceneFile(const std::string& path, const YamlReader& reader) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st))
+    reader.FailNoPlace("", "cannot open the scene file");
+  if (fs::is_directory(st)) {
+    reader.FailNoPlace("", "is a directory, not a scene file");
+  }
+  if (!fs::is_regular_file(st)) {
+    reader.FailNoPlace("",
+                       "not a regular file (cannot read a scene from a "
+                       "device, pipe or socket)");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) reader.FailNoPlace("", "cannot open the scene file");
+  std::string text;
+  char chunk[65536];
+  while (in && text.size() <= limits::kMaxFileBytes) {
+    in.read(chunk, sizeof(chunk));
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+  }
+  if (in.bad()) reader.FailNoPlace("", "cannot read the scene file");
+  if (text.size() > limits::kMaxFileBytes) {
+    reader.FailNoPlace("", "the scene file is larger than " +
+                               std::to_string(limits::kMaxFileBytes >> 20) +
+                               " MiB (docs/scenes.md, Limits)");
+  }
+  return text;
+}
+
 }  // namespace
 
 Scene LoadScene(const std::string& path,
                 const std::vector<std::string>& overrides) {
   YamlReader reader(path);
+  const std::string text = ReadSceneFile(path, reader);
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    reader.FailNoPlace("", "cannot open the scene file");
-  } catch (const YAML::ParserException& e) {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
     Malformed(path, e);
   }
   return ParseWithOverrides(root, &reader, overrides);
@@ -385,10 +621,15 @@ Scene LoadScene(const std::string& path,
 Scene LoadSceneFromString(const std::string& yaml, const std::string& name,
                           const std::vector<std::string>& overrides) {
   YamlReader reader(name);
+  if (yaml.size() > limits::kMaxFileBytes) {
+    reader.FailNoPlace("", "the scene text is larger than " +
+                               std::to_string(limits::kMaxFileBytes >> 20) +
+                               " MiB (docs/scenes.md, Limits)");
+  }
   YAML::Node root;
   try {
     root = YAML::Load(yaml);
-  } catch (const YAML::ParserException& e) {
+  } catch (const YAML::Exception& e) {
     Malformed(name, e);
   }
   return ParseWithOverrides(root, &reader, overrides);

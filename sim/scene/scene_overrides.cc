@@ -4,6 +4,8 @@
 #include <cctype>
 #include <vector>
 
+#include "sapcontact/sim/scene/scene_limits.h"
+
 namespace sapcontact {
 namespace scene_internal {
 namespace {
@@ -73,6 +75,15 @@ class Applier {
       : assignment_(assignment), reader_(reader) {}
 
   void Run(YAML::Node root) {
+    if (assignment_.size() > scene_limits::kMaxOverrideLength) {
+      // Quote only the start of it in the message.
+      reader_->FailNoPlace(
+          "", "--set " + assignment_.substr(0, 40) +
+                  "...: " + std::to_string(assignment_.size()) +
+                  " characters, more than the limit of " +
+                  std::to_string(scene_limits::kMaxOverrideLength) +
+                  " (docs/scenes.md, Limits)");
+    }
     const size_t eq = assignment_.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == assignment_.size()) {
       key_ = assignment_.substr(0, eq);
@@ -80,11 +91,19 @@ class Applier {
     }
     key_ = assignment_.substr(0, eq);
     std::string value_text = assignment_.substr(eq + 1);
+    YAML::Node parsed;
     try {
-      value_ = Unmarked(YAML::Load(value_text));
+      parsed = YAML::Load(value_text);
     } catch (const YAML::Exception& e) {
       Fail(key_, "cannot parse the value '" + value_text + "': " + e.msg);
     }
+    // Aliases share nodes; copying expands them (nested ones
+    // exponentially): count first, copy only a small value.
+    const std::string problem =
+        YamlSizeProblem(parsed, "", scene_limits::kMaxOverrideNodes,
+                        scene_limits::kMaxYamlDepth, nullptr, nullptr);
+    if (!problem.empty()) Fail(key_, "the value has " + problem);
+    value_ = Unmarked(parsed);
     size_t start = 0;
     while (true) {
       const size_t dot = key_.find('.', start);

@@ -207,6 +207,19 @@ int YamlReader::PositiveInt(const YAML::Node& node,
   return v;
 }
 
+void YamlReader::CheckRange(const YAML::Node& node, const std::string& field,
+                            double value, double lo, double hi,
+                            const std::string& unit, const std::string& why,
+                            const std::string& quantity) const {
+  if (value >= lo && value <= hi) return;
+  std::ostringstream os;
+  const std::string u = unit.empty() ? "" : " " + unit;
+  if (!quantity.empty()) os << quantity << " = ";
+  os << value << u << " is outside [" << lo << ", " << hi << "]" << u << ": "
+     << why << " (docs/scenes.md, Limits)";
+  Fail(node, field, os.str());
+}
+
 bool YamlReader::Bool(const YAML::Node& node, const std::string& field) const {
   bool v = false;
   if (!node.IsScalar() || !YAML::convert<bool>::decode(node, v)) {
@@ -247,6 +260,64 @@ Eigen::VectorXd YamlReader::Vector(const YAML::Node& node,
     v[i] = Double(node[i], field + "[" + std::to_string(i) + "]");
   }
   return v;
+}
+
+namespace {
+
+struct SizeWalk {
+  SizeWalk(long n, int d) : max_nodes(n), max_depth(d) {}
+  long max_nodes;
+  int max_depth;
+  long nodes{0};
+  std::string problem;
+  std::vector<std::string> path;
+  YAML::Node at;
+
+  // False once a limit is exceeded (the walk then stops).
+  bool Walk(const YAML::Node& n, int depth) {
+    if (++nodes > max_nodes) {
+      problem = "more than " + std::to_string(max_nodes) +
+                " YAML nodes, counting every use of an alias (nested "
+                "aliases?); limit: docs/scenes.md, Limits";
+    } else if (depth > max_depth) {
+      problem = "nested more than " + std::to_string(max_depth) +
+                " levels deep; limit: docs/scenes.md, Limits";
+    }
+    if (!problem.empty()) {
+      at = n;
+      return false;
+    }
+    if (n.IsSequence()) {
+      for (size_t i = 0; i < n.size(); ++i) {
+        path.push_back(std::to_string(i));
+        if (!Walk(n[i], depth + 1)) return false;
+        path.pop_back();
+      }
+    } else if (n.IsMap()) {
+      for (const auto& kv : n) {
+        path.push_back(kv.first.IsScalar() ? kv.first.Scalar() : "?");
+        if (!Walk(kv.first, depth + 1) || !Walk(kv.second, depth + 1)) {
+          return false;
+        }
+        path.pop_back();
+      }
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::string YamlSizeProblem(const YAML::Node& node, const std::string& field,
+                            long max_nodes, int max_depth, std::string* path,
+                            YAML::Node* at) {
+  SizeWalk walk(max_nodes, max_depth);
+  if (walk.Walk(node, 0)) return "";
+  std::string p = field;
+  for (const std::string& k : walk.path) p = Join(p, k);
+  if (path) *path = p;
+  if (at) *at = walk.at;
+  return walk.problem;
 }
 
 YAML::Node YamlReader::Required(const YAML::Node& map, const std::string& key,

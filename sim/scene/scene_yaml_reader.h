@@ -57,6 +57,13 @@ class YamlReader {
   double Positive(const YAML::Node& node, const std::string& field) const;
   double NonNegative(const YAML::Node& node, const std::string& field) const;
   int PositiveInt(const YAML::Node& node, const std::string& field) const;
+  /// Fails at `node` unless lo <= value <= hi (docs/scenes.md "Limits"):
+  /// "<field>: [<quantity> = ]<value> <unit> is outside [lo, hi] <unit>:
+  /// <why>".
+  void CheckRange(const YAML::Node& node, const std::string& field,
+                  double value, double lo, double hi, const std::string& unit,
+                  const std::string& why,
+                  const std::string& quantity = "") const;
   bool Bool(const YAML::Node& node, const std::string& field) const;
   std::string String(const YAML::Node& node, const std::string& field) const;
   /// A string that must be one of `choices`; returns its index.
@@ -79,6 +86,16 @@ class YamlReader {
   std::string file_;
   std::vector<std::pair<std::string, std::string>> overrides_;
 };
+
+/// Walks `node` counting its nodes (every use of an alias counted again,
+/// so that nested aliases are caught before anything expands them) and its
+/// nesting depth, stopping as soon as more than `max_nodes` nodes or
+/// `max_depth` levels are reached. Returns "" within the limits, else the
+/// problem, with *path the dotted path (below `field`) and *at the node
+/// where the walk stopped.
+std::string YamlSizeProblem(const YAML::Node& node, const std::string& field,
+                            long max_nodes, int max_depth, std::string* path,
+                            YAML::Node* at);
 
 /// Joins a parent field path and a key with '.' (no dot for the root).
 inline std::string Join(const std::string& parent, const std::string& key) {

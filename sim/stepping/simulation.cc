@@ -7,28 +7,59 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
+
+#include "sapcontact/sim/scene/scene_limits.h"
+#include "sapcontact/sim/stepping/scene_collision.h"
 
 namespace sapcontact {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// One row per moving body. The name is written as a string (any length);
+// the numbers are finite (TimeStepper::Step checks every new state).
 void WriteRows(std::ofstream& out, const TimeStepper& stepper) {
   const Scene& scene = stepper.scene();
-  char line[512];
+  char time[40], numbers[400];
+  std::snprintf(time, sizeof(time), "%.9g,", stepper.time());
   for (size_t b = 0; b < scene.bodies.size(); ++b) {
     if (scene.bodies[b].fixed) continue;
     const BodyState& s = stepper.state()[b];
     const Vector3& x = s.pose.position;
     const Eigen::Quaterniond& q = s.pose.orientation;
-    std::snprintf(line, sizeof(line),
-                  "%.9g,%s,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,"
+    std::snprintf(numbers, sizeof(numbers),
+                  ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,"
                   "%.12g,%.12g,%.12g,%.12g,%.12g\n",
-                  stepper.time(), scene.bodies[b].name.c_str(), x.x(), x.y(),
-                  x.z(), q.w(), q.x(), q.y(), q.z(), s.velocity.x(),
-                  s.velocity.y(), s.velocity.z(), s.angular_velocity.x(),
-                  s.angular_velocity.y(), s.angular_velocity.z());
-    out << line;
+                  x.x(), x.y(), x.z(), q.w(), q.x(), q.y(), q.z(),
+                  s.velocity.x(), s.velocity.y(), s.velocity.z(),
+                  s.angular_velocity.x(), s.angular_velocity.y(),
+                  s.angular_velocity.z());
+    out << time << scene.bodies[b].name << numbers;
+  }
+}
+
+// Throws SimulationError unless every number of the summary is finite.
+void CheckFinite(const SimulationSummary& s) {
+  const std::pair<const char*, double> fields[] = {
+      {"mean_contacts", s.mean_contacts},
+      {"mean_newton_iterations", s.mean_newton_iterations},
+      {"max_penetration_m", s.max_penetration_m},
+      {"kinetic_energy_initial_J", s.kinetic_energy_initial_J},
+      {"kinetic_energy_final_J", s.kinetic_energy_final_J},
+      {"energy_initial_J", s.energy_initial_J},
+      {"energy_max_J", s.energy_max_J},
+      {"energy_max_increase_rel", s.energy_max_increase_rel},
+      {"wall_time_s", s.wall_time_s},
+      {"solver_time_s", s.solver_time_s},
+      {"collision_time_s", s.collision_time_s}};
+  for (const auto& [name, value] : fields) {
+    if (!std::isfinite(value)) {
+      throw SimulationError(
+          s.steps, "after step " + std::to_string(s.steps) +
+                       " (the end): summary: " + std::string(name) + " = " +
+                       std::to_string(value) + " is not finite");
+    }
   }
 }
 
@@ -98,17 +129,77 @@ std::string SummaryToJson(const Scene& scene, const SimulationSummary& s) {
     bodies.push_back(body);
   }
   j["bodies"] = bodies;
-  return j.dump(2) + "\n";
+  // Invalid UTF-8 (in a file name, say) is replaced, never thrown.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+int StepCount(const Scene& scene) {
+  const double steps = std::round(scene.duration / scene.time_step);
+  if (!(steps <= scene_limits::kMaxSteps)) {  // also NaN
+    throw std::invalid_argument(
+        "duration: duration / time_step = " + std::to_string(steps) +
+        " steps, more than the limit of " +
+        std::to_string(static_cast<long>(scene_limits::kMaxSteps)) +
+        " (docs/scenes.md, Limits)");
+  }
+  return std::max(1, static_cast<int>(steps));
+}
+
+InitialOverlap FindInitialOverlap(const Scene& scene) {
+  ValidateScene(scene);
+  CollisionDetector detector = MakeCollisionDetector(scene);
+  std::vector<Pose> poses;
+  poses.reserve(scene.bodies.size());
+  for (const Body& b : scene.bodies) poses.push_back(b.pose);
+  // The contacts of the first step (margin and motion bounds as the time
+  // stepper uses them), so that the limits fail here, as bad input.
+  std::vector<double> bounds(scene.bodies.size(), 0.0);
+  for (size_t b = 0; b < scene.bodies.size(); ++b) {
+    const Body& body = scene.bodies[b];
+    if (body.fixed) continue;
+    bounds[b] =
+        MotionBound(body.shape, body.velocity + scene.time_step * scene.gravity,
+                    body.angular_velocity, scene.time_step);
+  }
+  CollisionOptions options;
+  options.margin = scene.collision.margin;
+  const std::vector<ContactPoint>& contacts =
+      detector.FindContacts(poses, options, bounds);
+  if (scene.solver.model == SolverModel::kRigid) {
+    std::vector<bool> fixed(scene.bodies.size());
+    for (size_t b = 0; b < fixed.size(); ++b) fixed[b] = scene.bodies[b].fixed;
+    const double bytes = EstimateRigidQpBytes(
+        contacts, static_cast<int>(scene.bodies.size()), fixed);
+    if (bytes > scene_limits::kMaxRigidQpBytes) {
+      char what[256];
+      std::snprintf(what, sizeof(what),
+                    "%zu contacts, whose rigid-contact QP would need about "
+                    "%.3g GB, more than the %.3g GB budget",
+                    contacts.size(), bytes / 1e9,
+                    scene_limits::kMaxRigidQpBytes / 1e9);
+      throw CollisionLimitError(what, contacts.front().body_a,
+                                contacts.front().body_b);
+    }
+  }
+  InitialOverlap overlap;
+  overlap.contacts = static_cast<int>(contacts.size());
+  for (const ContactPoint& c : contacts) {
+    if (-c.phi > overlap.depth) {
+      overlap.depth = -c.phi;
+      overlap.body_a = c.body_a;
+      overlap.body_b = c.body_b;
+    }
+  }
+  return overlap;
 }
 
 SimulationSummary RunSimulation(const Scene& scene,
                                 const SimulationOptions& options) {
   const auto t_start = Clock::now();
+  const int steps = StepCount(scene);
   TimeStepper stepper(scene);
   SimulationSummary s;
   s.time_step = scene.time_step;
-  const int steps = std::max(
-      1, static_cast<int>(std::llround(scene.duration / scene.time_step)));
   const int every = std::max(1, scene.output.every);
 
   namespace fs = std::filesystem;
@@ -146,6 +237,14 @@ SimulationSummary RunSimulation(const Scene& scene,
     const StepInfo info = stepper.Step();
     // Energy at the start of this step (contacts found at these poses).
     const double energy = kinetic + potential + info.elastic_energy;
+    if (!std::isfinite(energy)) {
+      char what[160];
+      std::snprintf(what, sizeof(what),
+                    "step %d: the total energy at its start is not finite "
+                    "(kinetic %g J, gravitational %g J, elastic %g J)",
+                    n + 1, kinetic, potential, info.elastic_energy);
+      throw SimulationError(n + 1, what);
+    }
     if (n == 0) {
       s.energy_initial_J = energy;
       s.energy_max_J = energy;
@@ -178,10 +277,17 @@ SimulationSummary RunSimulation(const Scene& scene,
   s.mean_contacts = sum_contacts / steps;
   s.mean_newton_iterations = sum_iterations / steps;
   s.kinetic_energy_final_J = stepper.KineticEnergy();
-  s.energy_max_increase_rel = (s.energy_max_J - s.energy_initial_J) /
-                              std::max(std::abs(s.energy_initial_J), 1e-300);
+  const double gain = s.energy_max_J - s.energy_initial_J;
+  s.energy_max_increase_rel =
+      gain / std::max(std::abs(s.energy_initial_J), 1e-300);
+  if (!std::isfinite(s.energy_max_increase_rel)) {
+    // E_0 = 0 (or tiny): the increase relative to itself.
+    s.energy_max_increase_rel =
+        gain / std::max(std::abs(s.energy_initial_J), std::abs(gain));
+  }
   s.final_state = stepper.state();
   s.wall_time_s = std::chrono::duration<double>(Clock::now() - t_start).count();
+  CheckFinite(s);
 
   if (write) {
     trajectory.close();

@@ -43,7 +43,9 @@ struct SimulationSummary {
   double kinetic_energy_final_J{0.0};
   /// Total energy E = kinetic + gravitational + elastic (sum 1/2 k_eff phi^2
   /// over penetrating contacts) [J] at the first step, its maximum over the
-  /// run, and max_n (E_n - E_0) / |E_0| (contact must not create energy).
+  /// run, and max_n (E_n - E_0) / |E_0| (contact must not create energy;
+  /// when |E_0| is so small that the ratio overflows, e.g. E_0 = 0, the
+  /// denominator is max(|E_0|, max_n E_n - E_0): then 1 for any gain).
   double energy_initial_J{0.0};
   double energy_max_J{0.0};
   double energy_max_increase_rel{0.0};
@@ -51,9 +53,42 @@ struct SimulationSummary {
   std::vector<BodyState> final_state;
 };
 
+/// The number of steps of a run: max(1, round(duration / time_step)).
+/// @throws std::invalid_argument when it is not finite or more than
+/// scene_limits::kMaxSteps (docs/scenes.md "Limits"), checked before the
+/// division is converted to an integer.
+int StepCount(const Scene& scene);
+
+/// The deepest overlap of two bodies at the scene's initial poses.
+struct InitialOverlap {
+  /// max(-phi) over the contacts at the initial poses (0 if none) [m].
+  double depth{0.0};
+  /// The pair (scene body indices; -1 if no contact).
+  int body_a{-1};
+  int body_b{-1};
+  /// Contacts of the first step (with the scene's margin and the bodies'
+  /// motion bounds, as the time stepper finds them).
+  int contacts{0};
+};
+
+/// Collision detection at the initial poses as the first step does it, with
+/// the limits of CollisionOptions. A run warns when depth >
+/// scene_limits::kOverlapWarning (sapsim run does). @throws CollisionLimitError
+/// (too many pairs or contacts: bodies piled at one place; with the rigid model
+/// also when the QP would exceed scene_limits::kMaxRigidQpBytes) or
+/// std::invalid_argument (a scene outside ValidateScene).
+InitialOverlap FindInitialOverlap(const Scene& scene);
+
 /// Simulates `scene` for scene.duration. Solver failures are counted in the
 /// summary (the step goes on with the solver's last iterate), not thrown.
-/// @throws std::runtime_error when an output file cannot be written.
+/// A step that cannot go on (non-finite state or energy, data the solver
+/// rejects, a collision limit) throws SimulationError naming the step and
+/// the body or contact; the outputs are then removed (no partial files).
+/// Nothing non-finite is ever written: every trajectory row and summary
+/// value is checked.
+/// @throws std::invalid_argument for a scene outside the limits
+/// (ValidateScene, StepCount); std::runtime_error when an output file
+/// cannot be written; SimulationError as above.
 SimulationSummary RunSimulation(const Scene& scene,
                                 const SimulationOptions& options = {});
 

@@ -1,9 +1,13 @@
 #include "sapcontact/sim/stepping/time_stepper.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
+#include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/stepping/scene_collision.h"
 #include "sapcontact/solver/rigid_qp/rigid_qp_solver.h"
 
@@ -59,6 +63,23 @@ Vector3 FreeRotation(const Matrix3& I, const Vector3& w, double dt) {
 
 }  // namespace
 
+double EstimateRigidQpBytes(const std::vector<ContactPoint>& contacts,
+                            int num_bodies, const std::vector<bool>& fixed) {
+  std::vector<double> per_body(num_bodies, 0.0);
+  for (const ContactPoint& c : contacts) {
+    for (int b : {c.body_a, c.body_b}) {
+      if (b >= 0 && b < num_bodies && !fixed[b]) per_body[b] += 1.0;
+    }
+  }
+  double nnz = 0.0;
+  for (double c : per_body) nnz += 9.0 * c * c;
+  const double n = 3.0 * static_cast<double>(contacts.size());
+  nnz = std::min(nnz, n * n);
+  // Beyond 5% nonzeros CHOLMOD's factor of the QP is nearly full too.
+  const bool dense = n < 300 || nnz > 0.05 * n * n;
+  return dense ? 4.0 * 8.0 * n * n : 10.0 * 8.0 * nnz;
+}
+
 SapSolverParameters MakeSapParameters(const SolverSettings& s) {
   SapSolverParameters p;
   p.regularization.near_rigid_threshold = s.near_rigid_threshold;
@@ -83,8 +104,15 @@ SapSolverParameters MakeSapParameters(const SolverSettings& s) {
   return p;
 }
 
+namespace {
+const Scene& Validated(const Scene& scene) {
+  ValidateScene(scene);
+  return scene;
+}
+}  // namespace
+
 TimeStepper::TimeStepper(const Scene& scene)
-    : scene_(scene),
+    : scene_(Validated(scene)),
       collision_(MakeCollisionDetector(scene)),
       sap_(MakeSapParameters(scene.solver)) {
   const int nb = static_cast<int>(scene_.bodies.size());
@@ -188,6 +216,63 @@ void TimeStepper::BuildProblem() {
   }
 }
 
+void TimeStepper::SetState(const std::vector<BodyState>& state) {
+  if (state.size() != state_.size()) {
+    throw std::invalid_argument(
+        "TimeStepper::SetState: " + std::to_string(state.size()) +
+        " states for " + std::to_string(state_.size()) + " bodies");
+  }
+  for (size_t b = 0; b < state.size(); ++b) {
+    if (!scene_.bodies[b].fixed) state_[b] = state[b];
+  }
+}
+
+std::string TimeStepper::BodyLabel(int body) const {
+  if (body < 0 || body >= static_cast<int>(scene_.bodies.size())) {
+    return "body " + std::to_string(body);
+  }
+  return "body '" + scene_.bodies[body].name + "'";
+}
+
+std::string TimeStepper::ContactLabel(int k) const {
+  std::string label = "contact " + std::to_string(k);
+  if (k >= 0 && k < static_cast<int>(contacts_.size())) {
+    label += " between bodies '" + scene_.bodies[contacts_[k].body_a].name +
+             "' and '" + scene_.bodies[contacts_[k].body_b].name + "'";
+  }
+  return label;
+}
+
+std::string TimeStepper::NameBodies(const std::string& message) const {
+  for (const char* word : {"contact ", "tree "}) {
+    const std::string w = word;
+    if (message.compare(0, w.size(), w) != 0) continue;
+    char* end = nullptr;
+    const long index = std::strtol(message.c_str() + w.size(), &end, 10);
+    if (end == message.c_str() + w.size()) break;
+    std::string rest(end);
+    // Drop the solver's own "('name')" after the index.
+    if (rest.compare(0, 2, " (") == 0) {
+      const size_t close = rest.find(')');
+      if (close != std::string::npos) rest = rest.substr(close + 1);
+    }
+    if (w == "contact ") return ContactLabel(static_cast<int>(index)) + rest;
+    if (index >= 0 && index < static_cast<long>(body_of_tree_.size())) {
+      return BodyLabel(body_of_tree_[index]) + rest;
+    }
+    break;
+  }
+  return message;
+}
+
+void TimeStepper::Fail(const std::string& what) const {
+  char when[96];
+  std::snprintf(when, sizeof(when),
+                "step %d (t = %.6g s to %.6g s): ", steps_ + 1, time_,
+                time_ + scene_.time_step);
+  throw SimulationError(steps_ + 1, when + what);
+}
+
 StepInfo TimeStepper::Step() {
   StepInfo info;
   const double dt = scene_.time_step;
@@ -204,7 +289,29 @@ StepInfo TimeStepper::Step() {
   }
   CollisionOptions options;
   options.margin = scene_.collision.margin;
-  contacts_ = collision_.FindContacts(poses_, options, motion_bounds_);
+  try {
+    contacts_ = collision_.FindContacts(poses_, options, motion_bounds_);
+  } catch (const CollisionLimitError& e) {
+    contacts_.clear();
+    try {
+      Fail("collision detection: " + std::string(e.what()) + " (" +
+           BodyLabel(e.body_a()) + " and " + BodyLabel(e.body_b()) +
+           "; docs/scenes.md, Limits): bodies piled at one place?");
+    } catch (SimulationError& limit) {
+      limit.set_limit_exceeded(true);
+      throw;
+    }
+  } catch (const std::invalid_argument& e) {
+    // "FindContacts: body 3: non-finite pose": name the body.
+    std::string message = e.what();
+    const std::string prefix = "FindContacts: body ";
+    if (message.compare(0, prefix.size(), prefix) == 0) {
+      char* end = nullptr;
+      const long body = std::strtol(message.c_str() + prefix.size(), &end, 10);
+      message = BodyLabel(static_cast<int>(body)) + std::string(end);
+    }
+    Fail("collision detection: " + message);
+  }
   info.collision_time = Seconds(t0);
   info.contacts = static_cast<int>(contacts_.size());
   for (const ContactPoint& cp : contacts_) {
@@ -216,7 +323,11 @@ StepInfo TimeStepper::Step() {
   BuildProblem();
   Eigen::VectorXd v_next;
   if (scene_.solver.model == SolverModel::kSap) {
-    sap_results_ = sap_.Solve(problem_, &guess_);
+    try {
+      sap_results_ = sap_.Solve(problem_, &guess_);
+    } catch (const std::invalid_argument& e) {
+      Fail("contact solver: " + NameBodies(e.what()));
+    }
     const SapSolverResults& r = sap_results_;
     info.newton_iterations = r.statistics.newton_iterations;
     info.failed = !r.converged();
@@ -231,7 +342,32 @@ StepInfo TimeStepper::Step() {
       info.elastic_energy += 0.5 * k_eff * phi * phi;
     }
   } else {
-    RigidQpResult r = SolveRigidContactQp(problem_);
+    std::vector<bool> fixed(scene_.bodies.size());
+    for (size_t b = 0; b < fixed.size(); ++b) fixed[b] = scene_.bodies[b].fixed;
+    const double bytes = EstimateRigidQpBytes(
+        contacts_, static_cast<int>(scene_.bodies.size()), fixed);
+    if (bytes > scene_limits::kMaxRigidQpBytes) {
+      char what[256];
+      std::snprintf(what, sizeof(what),
+                    "rigid contact solver: %zu contacts would need about %.3g "
+                    "GB, more than the %.3g GB budget (docs/scenes.md, "
+                    "Limits): bodies piled at one place? (the sap model "
+                    "needs far less)",
+                    contacts_.size(), bytes / 1e9,
+                    scene_limits::kMaxRigidQpBytes / 1e9);
+      try {
+        Fail(what);
+      } catch (SimulationError& limit) {
+        limit.set_limit_exceeded(true);
+        throw;
+      }
+    }
+    RigidQpResult r;
+    try {
+      r = SolveRigidContactQp(problem_);
+    } catch (const std::invalid_argument& e) {
+      Fail("rigid contact solver: " + NameBodies(e.what()));
+    }
     info.newton_iterations = r.iterations;
     // Reduced accuracy (residuals below 1e-6) is a usable solution; the
     // iteration limit leaves usable impulses (in the cones, not optimal), a
@@ -255,6 +391,17 @@ StepInfo TimeStepper::Step() {
     }
   }
   info.solver_time = Seconds(t0);
+  if (v_next.size() != guess_.size() || !v_next.allFinite()) {
+    for (size_t t = 0; t < body_of_tree_.size(); ++t) {
+      if (v_next.size() == guess_.size() &&
+          v_next.segment<6>(6 * t).allFinite()) {
+        continue;
+      }
+      Fail(BodyLabel(body_of_tree_[t]) +
+           ": velocity is not finite after the contact solve" +
+           (info.failed ? " (" + info.failure + ")" : ""));
+    }
+  }
 
   // 4. Integrate positions with the new velocities.
   for (size_t t = 0; t < body_of_tree_.size(); ++t) {
@@ -269,6 +416,10 @@ StepInfo TimeStepper::Step() {
       s.pose.orientation = dq * s.pose.orientation;
     }
     s.pose.orientation.normalize();
+    if (!s.pose.position.allFinite() ||
+        !s.pose.orientation.coeffs().allFinite()) {
+      Fail(BodyLabel(body_of_tree_[t]) + ": pose is not finite after the step");
+    }
   }
   time_ += dt;
   ++steps_;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -54,18 +55,53 @@ struct StepInfo {
   double elastic_energy{0.0};
 };
 
+/// A step that cannot go on: collision detection or the contact solver
+/// rejected the step's data, a collision limit was exceeded
+/// (CollisionLimitError, docs/scenes.md "Limits"), or the new state is not
+/// finite. what() names the step and the body or contact:
+///   "step 12 (t = 0.011 s to 0.012 s): contact 3 between bodies 'ground'
+///    and 'box': invalid Delassus estimate w = inf"
+///   "step 40 (t = 0.039 s to 0.04 s): body 'box': velocity is not finite
+///    after the contact solve (status: ...)"
+class SimulationError : public std::runtime_error {
+ public:
+  SimulationError(int step, const std::string& what)
+      : std::runtime_error(what), step_(step) {}
+  /// The step that failed (1-based).
+  int step() const { return step_; }
+  /// Whether a collision limit was exceeded (CollisionLimitError) rather
+  /// than the numbers going bad.
+  bool limit_exceeded() const { return limit_exceeded_; }
+  void set_limit_exceeded(bool v) { limit_exceeded_ = v; }
+
+ private:
+  int step_;
+  bool limit_exceeded_{false};
+};
+
 class TimeStepper {
  public:
-  /// @throws std::invalid_argument on settings the solver rejects.
+  /// @throws std::invalid_argument on a scene outside the limits of
+  /// ValidateScene (sim/scene/scene.h) or settings the solver rejects.
   explicit TimeStepper(const Scene& scene);
 
   const Scene& scene() const { return scene_; }
   double time() const { return time_; }
   int steps_taken() const { return steps_; }
   const std::vector<BodyState>& state() const { return state_; }
+  /// Replaces the state (e.g. to restart from a saved one); one entry per
+  /// scene body, fixed bodies unchanged. The values are not checked here:
+  /// the next Step() throws SimulationError if they cannot be stepped.
+  /// @throws std::invalid_argument on a wrong size.
+  void SetState(const std::vector<BodyState>& state);
 
-  /// Advances one time step.
+  /// Advances one time step. Solver non-convergence is reported in
+  /// StepInfo (the step goes on); anything that makes going on meaningless
+  /// throws SimulationError (the state is then not advanced further).
   StepInfo Step();
+
+  /// "body 'box'" style labels for messages (index into scene().bodies).
+  std::string BodyLabel(int body) const;
 
   /// Kinetic energy sum 1/2 m |v|^2 + 1/2 w' I_world w [J].
   double KineticEnergy() const;
@@ -84,6 +120,12 @@ class TimeStepper {
 
  private:
   void BuildProblem();
+  [[noreturn]] void Fail(const std::string& what) const;
+  // "contact 3 between bodies 'a' and 'b'" for a contact of this step.
+  std::string ContactLabel(int k) const;
+  // Rewrites a solver message that starts with "contact K" or "tree T" to
+  // name the bodies.
+  std::string NameBodies(const std::string& message) const;
 
   Scene scene_;
   std::vector<BodyState> state_;
@@ -104,6 +146,15 @@ class TimeStepper {
   Eigen::VectorXd guess_, impulses_;
   SapSolverResults sap_results_;
 };
+
+/// A rough upper estimate of the memory the rigid-contact QP needs for
+/// these contacts [bytes]: with n = 3 nc variables and nnz(W) <= 9 sum over
+/// bodies of (contacts touching the body)^2, four dense n x n matrices
+/// when W is dense or nearly so (more than 5% nonzeros: the sparse
+/// factor then fills in too; or n < 300), else ten times nnz(W) doubles
+/// (a sparse factor with fill).
+double EstimateRigidQpBytes(const std::vector<ContactPoint>& contacts,
+                            int num_bodies, const std::vector<bool>& fixed);
 
 /// SAP solver settings from a scene's `solver:` section.
 SapSolverParameters MakeSapParameters(const SolverSettings& settings);
