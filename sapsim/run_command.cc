@@ -82,7 +82,7 @@ void RemoveOutputs(const std::string& dir) {
 int Run(const RunOptions& o) {
   if (o.out.empty()) {
     std::fprintf(stderr,
-                 "sapsim: error: --out: the output directory is an empty "
+                 "sapsim run: error: --out: the output directory is an empty "
                  "path (give a directory, e.g. --out out)\n");
     return 2;
   }
@@ -93,11 +93,12 @@ int Run(const RunOptions& o) {
     total = StepCount(scene);
   } catch (const SceneError& e) {
     RemoveOutputs(o.out);
-    std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+    std::fprintf(stderr, "sapsim run: error: %s\n", e.what());
     return 2;
   } catch (const std::invalid_argument& e) {
     RemoveOutputs(o.out);
-    std::fprintf(stderr, "sapsim: error: %s: %s\n", o.scene.c_str(), e.what());
+    std::fprintf(stderr, "sapsim run: error: %s: %s\n", o.scene.c_str(),
+                 e.what());
     return 2;
   }
   // The initial poses: bodies piled at one place exceed the collision
@@ -119,7 +120,7 @@ int Run(const RunOptions& o) {
     RemoveOutputs(o.out);
     std::fprintf(
         stderr,
-        "sapsim: error: %s: bodies: at the initial poses, %s ('%s' and "
+        "sapsim run: error: %s: bodies: at the initial poses, %s ('%s' and "
         "'%s'): bodies piled at one place (a grid with spacing 0?); limits: "
         "docs/scenes.md, Limits\n",
         o.scene.c_str(), e.what(), scene.bodies[e.body_a()].name.c_str(),
@@ -127,7 +128,8 @@ int Run(const RunOptions& o) {
     return 2;
   } catch (const std::invalid_argument& e) {
     RemoveOutputs(o.out);
-    std::fprintf(stderr, "sapsim: error: %s: %s\n", o.scene.c_str(), e.what());
+    std::fprintf(stderr, "sapsim run: error: %s: %s\n", o.scene.c_str(),
+                 e.what());
     return 2;
   }
   const bool progress = !o.quiet && isatty(STDERR_FILENO);
@@ -151,7 +153,7 @@ int Run(const RunOptions& o) {
   if (o.export_fclib_given && o.export_fclib.empty()) {
     RemoveOutputs(o.out);
     std::fprintf(stderr,
-                 "sapsim: error: --export-fclib: empty path (give a path "
+                 "sapsim run: error: --export-fclib: empty path (give a path "
                  "prefix, e.g. --export-fclib out/steps)\n");
     return 2;
   }
@@ -160,7 +162,7 @@ int Run(const RunOptions& o) {
       fclib = std::make_unique<FclibStepWriter>(
           o.export_fclib, std::filesystem::path(o.scene).stem().string());
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+      std::fprintf(stderr, "sapsim run: error: %s\n", e.what());
       return 2;
     }
     options.on_step = [&fclib, progress_bar = options.on_step](
@@ -185,20 +187,22 @@ int Run(const RunOptions& o) {
     // outputs.
     if (progress) std::fprintf(stderr, "\n");
     RemoveOutputs(o.out);
-    std::fprintf(stderr,
-                 "sapsim: error: %s: %s; the run was stopped and no outputs "
-                 "were written\n",
-                 o.scene.c_str(), e.what());
+    std::fprintf(
+        stderr,
+        "sapsim run: error: %s: %s; the run was stopped and no outputs "
+        "were written\n",
+        o.scene.c_str(), e.what());
     return 1;
   } catch (const std::invalid_argument& e) {
     if (progress) std::fprintf(stderr, "\n");
     RemoveOutputs(o.out);
-    std::fprintf(stderr, "sapsim: error: %s: %s\n", o.scene.c_str(), e.what());
+    std::fprintf(stderr, "sapsim run: error: %s: %s\n", o.scene.c_str(),
+                 e.what());
     return 2;
   } catch (const std::runtime_error& e) {
     if (progress) std::fprintf(stderr, "\n");
     RemoveOutputs(o.out);
-    std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+    std::fprintf(stderr, "sapsim run: error: %s\n", e.what());
     return 2;
   }
   if (progress) std::fprintf(stderr, "\n");

@@ -159,17 +159,19 @@ int SweepCommands::Run() const {
 }
 
 int SweepCommands::RunSweepOrStudy(bool from_file) const {
+  const char* cmd = from_file ? "sapsim study" : "sapsim sweep";
   SweepStudy study;
   SweepShard shard;
   std::vector<SweepPoint> points;
   if (out_.empty()) {
     std::fprintf(stderr,
-                 "sapsim: error: --out: the output directory is an empty "
-                 "path\n");
+                 "%s: error: --out: the output directory is an empty "
+                 "path\n",
+                 cmd);
     return 2;
   }
   if (!(window_fraction_ > 0.0 && window_fraction_ <= 1.0)) {
-    std::fprintf(stderr, "sapsim: error: --window: must be in (0, 1]\n");
+    std::fprintf(stderr, "%s: error: --window: must be in (0, 1]\n", cmd);
     return 2;
   }
   try {
@@ -220,7 +222,7 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
           "'): bodies piled at one place; limits: docs/scenes.md, Limits");
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+    std::fprintf(stderr, "%s: error: %s\n", cmd, e.what());
     return 2;
   }
 
@@ -255,10 +257,10 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
               SweepStudyToJson(study, static_cast<int>(points.size()), shard));
     rows = RunSweep(study.scene, study.vary, options);
   } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+    std::fprintf(stderr, "%s: error: %s\n", cmd, e.what());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+    std::fprintf(stderr, "%s: error: %s\n", cmd, e.what());
     return 2;
   }
   if (progress) std::fprintf(stderr, "\n");
@@ -272,7 +274,7 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
   try {
     WriteSweepCsv(table, csv);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+    std::fprintf(stderr, "%s: error: %s\n", cmd, e.what());
     return 2;
   }
   int ok = 0, failed_steps = 0, errors = 0;
@@ -298,10 +300,12 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
 }
 
 int SweepCommands::RunMerge() const {
+  const char* cmd = "sapsim sweep-merge";
   if (out_.empty()) {
     std::fprintf(stderr,
-                 "sapsim: error: --out: the output directory is an empty "
-                 "path\n");
+                 "%s: error: --out: the output directory is an empty "
+                 "path\n",
+                 cmd);
     return 2;
   }
   std::vector<SweepTable> tables;
@@ -350,7 +354,7 @@ int SweepCommands::RunMerge() const {
     if (!no_plots_) plotted = Plot(merged, study, out_, quiet_);
     return missing.empty() && plotted ? 0 : 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "sapsim: error: %s\n", e.what());
+    std::fprintf(stderr, "%s: error: %s\n", cmd, e.what());
     return 2;
   }
 }

@@ -289,7 +289,7 @@ void CheckSceneRun(const std::string& scene_path,
   if (bad_input && status != 2) tally->Fail(where + ": bad input not 2");
   if (status == 2) {
     tally->Count("exit 2");
-    if (!StartsWith(err, "sapsim: error: " + scene_path)) {
+    if (!StartsWith(err, "sapsim run: error: " + scene_path)) {
       tally->Fail(where + ": message does not start with the file");
     }
     if (outputs) tally->Fail(where + ": outputs left after exit 2");

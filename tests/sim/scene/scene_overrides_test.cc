@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 
 #include "sapcontact/sim/scene/scene_loader.h"
 #include "tests/sim/scene/scene_test_util.h"
@@ -109,6 +110,10 @@ struct BadOverride {
   const char* assignment;
   const char* field;  // expected SceneError::field()
 };
+
+// Test names show the assignment (stable between builds, unlike the bytes
+// of the pointers gtest would print otherwise).
+void PrintTo(const BadOverride& c, std::ostream* os) { *os << c.assignment; }
 
 class BadOverrideTest : public ::testing::TestWithParam<BadOverride> {};
 
