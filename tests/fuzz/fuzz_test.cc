@@ -78,15 +78,7 @@ class Random {
 const std::vector<std::string>& BaseScenes() {
   static const std::vector<std::string> scenes = {
       // A box resting on the ground.
-      "time_step: 0.001\n"
-      "duration: 0.02\n"
-      "bodies:\n"
-      "  - {name: ground, fixed: true, shape: {type: plane}}\n"
-      "  - name: box\n"
-      "    shape: {type: box, size: [0.2, 0.2, 0.2]}\n"
-      "    mass: 10\n"
-      "    position: [0, 0, 0.1]\n"
-      "    rpy: [0, 0, 0]\n",
+      cli_test::kBoxRestScene,
       // Every section and shape.
       "time_step: 0.002\n"
       "duration: 0.03\n"

@@ -28,17 +28,8 @@ using cli_test::RunSapsim;
 using cli_test::TempDir;
 namespace fs = std::filesystem;
 
-// A 10 kg, 0.2 m box resting on the ground (as config/scenes/box_rest.yaml,
-// 20 steps).
-const char kBoxRest[] =
-    "time_step: 0.001\n"
-    "duration: 0.02\n"
-    "bodies:\n"
-    "  - {name: ground, fixed: true, shape: {type: plane}}\n"
-    "  - name: box\n"
-    "    shape: {type: box, size: [0.2, 0.2, 0.2]}\n"
-    "    mass: 10\n"
-    "    position: [0, 0, 0.1]\n";
+using cli_test::kBoxRestScene;
+const char* const kBoxRest = kBoxRestScene;
 
 // The first line of stderr.
 std::string FirstLine(const std::string& text) {
@@ -273,7 +264,7 @@ TEST(LimitRegression, CoincidentBodiesAreBadInputBeforeTheMemoryGoes) {
                        "    grid: {count: [1000, 1000, 1], spacing: [1, 1, "
                        "0]}\n");
   const CliResult r = RunSapsim({"run", many, "--out", dir.File("o")});
-  ExpectBadInput(r, many + ":9:");
+  ExpectBadInput(r, many + ":10:");
   EXPECT_NE(r.err.find("bodies.box.grid.count"), std::string::npos) << r.err;
 }
 

@@ -22,6 +22,19 @@ namespace sapcontact::cli_test {
 
 namespace fs = std::filesystem;
 
+/// A 10 kg, 0.2 m box resting on the ground (as config/scenes/box_rest.yaml,
+/// 20 steps), nine lines: the valid scene the command-line tests damage.
+inline constexpr char kBoxRestScene[] =
+    "time_step: 0.001\n"
+    "duration: 0.02\n"
+    "bodies:\n"
+    "  - {name: ground, fixed: true, shape: {type: plane}}\n"
+    "  - name: box\n"
+    "    shape: {type: box, size: [0.2, 0.2, 0.2]}\n"
+    "    mass: 10\n"
+    "    position: [0, 0, 0.1]\n"
+    "    rpy: [0, 0, 0]\n";
+
 struct CliResult {
   int status{-1};
   std::string out, err;

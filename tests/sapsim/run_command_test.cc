@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/sapsim/cli_test_util.h"
+
 namespace sapcontact::cli {
 namespace {
 
@@ -61,16 +63,7 @@ class RunCommandTest : public ::testing::Test {
 };
 
 // A valid scene: a box resting on the ground (lines 1-9).
-const char kGood[] =
-    "time_step: 0.001\n"
-    "duration: 0.02\n"
-    "bodies:\n"
-    "  - {name: ground, fixed: true, shape: {type: plane}}\n"
-    "  - name: box\n"
-    "    shape: {type: box, size: [0.2, 0.2, 0.2]}\n"
-    "    mass: 10\n"
-    "    position: [0, 0, 0.1]\n"
-    "    rpy: [0, 0, 0]\n";
+const char* const kGood = cli_test::kBoxRestScene;
 
 struct BadInput {
   const char* name;
