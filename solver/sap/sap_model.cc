@@ -61,12 +61,14 @@ SapModel::SapModel(const SapProblem& problem,
     }
   }
   // J A_t^-1 J' of one Jacobian block.
+  Eigen::Matrix<double, 3, Eigen::Dynamic> JAinv;
   auto JAinvJt = [&](const Eigen::MatrixXd& J, int p) -> Matrix3 {
     if (sizes_[p] == 6) {
       const Eigen::Map<const Eigen::Matrix<double, 3, 6>> J6(J.data());
       return J6 * A_inv6[p] * J6.transpose();
     }
-    return J.lazyProduct(A_inv[p]).lazyProduct(J.transpose());
+    JAinv.noalias() = J * A_inv[p];  // a blocked product for wide trees
+    return JAinv * J.transpose();
   };
 
   // Contacts: Delassus estimate, regularization; patches by tree pair.
@@ -128,6 +130,35 @@ SapModel::SapModel(const SapProblem& problem,
   }
   pattern_ = BlockSparsityPattern(sizes_, std::move(off_diagonal));
   BuildIslands();
+  BuildWideTrees();
+}
+
+void SapModel::BuildWideTrees() {
+  wide_of_tree_.assign(num_trees(), -1);
+  wide_trees_.clear();
+  for (int p = 0; p < num_trees(); ++p) {
+    if (sizes_[p] < kWideTreeVelocities) continue;
+    wide_of_tree_[p] = static_cast<int>(wide_trees_.size());
+    wide_trees_.emplace_back();
+  }
+  if (wide_trees_.empty()) return;
+  for (int k = 0; k < num_contacts(); ++k) {
+    for (int p : {contacts_[k].tree_a, contacts_[k].tree_b}) {
+      if (p >= 0 && wide_of_tree_[p] >= 0) {
+        wide_trees_[wide_of_tree_[p]].contacts.push_back(k);
+      }
+    }
+  }
+  for (int p = 0; p < num_trees(); ++p) {
+    if (wide_of_tree_[p] < 0) continue;
+    WideTree& w = wide_trees_[wide_of_tree_[p]];
+    const int m = static_cast<int>(w.contacts.size());
+    w.J.resize(3 * m, sizes_[p]);
+    for (int i = 0; i < m; ++i) {
+      const ModelContact& c = contacts_[w.contacts[i]];
+      w.J.middleRows<3>(3 * i) = c.tree_a == p ? *c.J_a : *c.J_b;
+    }
+  }
 }
 
 namespace {
@@ -327,11 +358,35 @@ double SapModel::EvaluateConstraints(const Island& island,
   return cost;
 }
 
+void SapModel::AssembleWideTree(int p, const std::vector<Matrix3>& G,
+                                Eigen::MatrixXd* block) const {
+  const WideTree& w = wide_trees_[wide_of_tree_[p]];
+  const int m = static_cast<int>(w.contacts.size());
+  // Only contacts with G != 0 contribute (separated ones have G = 0): their
+  // rows J_k and G_k J_k are packed first.
+  w.GJ.resize(3 * m, sizes_[p]);
+  w.J_active.resize(3 * m, sizes_[p]);
+  int rows = 0;
+  for (int i = 0; i < m; ++i) {
+    const Matrix3& Gk = G[w.contacts[i]];
+    if ((Gk.array() == 0.0).all()) continue;
+    w.J_active.middleRows<3>(rows) = w.J.middleRows<3>(3 * i);
+    w.GJ.middleRows<3>(rows).noalias() = Gk * w.J.middleRows<3>(3 * i);
+    rows += 3;
+  }
+  if (rows == 0) return;
+  // Only the lower triangle: every reader of a BlockSparseSymmetricMatrix
+  // uses only that (block_sparse_symmetric_matrix.h).
+  block->triangularView<Eigen::Lower>() +=
+      w.J_active.topRows(rows).transpose() * w.GJ.topRows(rows);
+}
+
 void SapModel::AssembleHessian(const Island& island,
                                const std::vector<Matrix3>& G,
                                BlockSparseSymmetricMatrix* H) const {
   for (int p : island.trees) {
     H->diagonal_block(p) = problem_->trees[tree_of_[p]].A;
+    if (wide_of_tree_[p] >= 0) AssembleWideTree(p, G, &H->diagonal_block(p));
   }
   for (int patch_index : island.patches) {
     const Patch& patch = patches_[patch_index];
@@ -345,9 +400,13 @@ void SapModel::AssembleHessian(const Island& island,
       // J' G J restricted to this contact's trees: diagonal blocks
       // J_a' G J_a (+ J_b' G J_b) and the coupling block (i, j), i > j,
       // J_i' G J_j.
-      AddJtGJ(*m.J_a, G[k], *m.J_a, &GJ_, &H->diagonal_block(m.tree_a));
+      if (wide_of_tree_[m.tree_a] < 0) {
+        AddJtGJ(*m.J_a, G[k], *m.J_a, &GJ_, &H->diagonal_block(m.tree_a));
+      }
       if (m.J_b) {
-        AddJtGJ(*m.J_b, G[k], *m.J_b, &GJ_, &H->diagonal_block(m.tree_b));
+        if (wide_of_tree_[m.tree_b] < 0) {
+          AddJtGJ(*m.J_b, G[k], *m.J_b, &GJ_, &H->diagonal_block(m.tree_b));
+        }
         if (m.tree_a > m.tree_b) {
           AddJtGJ(*m.J_a, G[k], *m.J_b, &GJ_, off);
         } else {

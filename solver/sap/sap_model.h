@@ -62,6 +62,10 @@ class SapModel {
   ///         with beta = 0), naming the contact.
   SapModel(const SapProblem& problem, const RegularizationParameters& reg);
 
+  /// Trees with at least this many velocities have their diagonal Hessian
+  /// block assembled as one product over their contacts (see below).
+  static constexpr int kWideTreeVelocities = 32;
+
   int num_trees() const { return static_cast<int>(tree_of_.size()); }
   int num_velocities() const { return num_velocities_; }
   int num_contacts() const { return static_cast<int>(contacts_.size()); }
@@ -133,6 +137,22 @@ class SapModel {
   // Workspace G J_t of the Hessian assembly for trees that are not free
   // bodies (resized as needed).
   mutable Eigen::MatrixXd GJ_;
+  // Trees of at least kWideTreeVelocities velocities (FCLib components,
+  // large robots): their diagonal block sum_k J_k' G_k J_k is assembled as
+  // one product J' (G J) of the stacked rows of their contacts (cache-blocked
+  // matrix product, lower triangle only), not one rank-3 update per contact
+  // (docs/theory.md §7).
+  struct WideTree {
+    std::vector<int> contacts;  ///< contacts on the tree, increasing
+    Eigen::MatrixXd J;          ///< their 3 x n blocks stacked (3 m x n)
+    /// Workspace: the rows J_k and G_k J_k of the contacts with G_k != 0.
+    mutable Eigen::MatrixXd J_active, GJ;
+  };
+  void BuildWideTrees();
+  void AssembleWideTree(int p, const std::vector<Matrix3>& G,
+                        Eigen::MatrixXd* block) const;
+  std::vector<WideTree> wide_trees_;
+  std::vector<int> wide_of_tree_;  ///< participating index -> wide tree or -1
 };
 
 }  // namespace sapcontact

@@ -276,16 +276,18 @@ SapSolverResults SapSolver::Solve(const SapProblem& problem,
   results.status = SapSolverStatus::kConverged;
   if (nc > 0) {
     // Factorization plan: with kAuto, islands up to dense_size_threshold
-    // DOFs are factored on their own (dense LLT), the larger ones together
-    // in one CHOLMOD factorization; kDense: every island on its own;
-    // kCholmod: all in the CHOLMOD group.
+    // DOFs, and islands of one tree (a dense block: nothing for a sparse
+    // factorization to exploit), are factored on their own (dense LLT), the
+    // other ones together in one CHOLMOD factorization; kDense: every island
+    // on its own; kCholmod: all in the CHOLMOD group.
     sparse_island_.assign(num_islands, 0);
     for (int i = 0; i < num_islands; ++i) {
       const LinearSolverType type = parameters_.linear_solver;
       sparse_island_[i] =
           type == LinearSolverType::kCholmod ||
           (type == LinearSolverType::kAuto &&
-           islands[i].num_velocities > parameters_.dense_size_threshold);
+           islands[i].num_velocities > parameters_.dense_size_threshold &&
+           islands[i].trees.size() > 1);
     }
     group_trees_.clear();
     for (int p = 0; p < model.num_trees(); ++p) {

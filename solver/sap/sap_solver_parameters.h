@@ -38,8 +38,9 @@ struct SapSolverParameters {
   /// Backtracking: Armijo constant c and reduction factor rho.
   double armijo_c{1.0e-4};
   double backtracking_rho{0.8};
-  /// Linear solver for the Newton system: kAuto picks dense Eigen LLT up to
-  /// dense_size_threshold participating DOFs, CHOLMOD above.
+  /// Linear solver for the Newton system: kAuto picks dense Eigen LLT for an
+  /// island of up to dense_size_threshold participating DOFs or of a single
+  /// tree (one dense block), CHOLMOD for the others.
   LinearSolverType linear_solver{LinearSolverType::kAuto};
   int dense_size_threshold{100};
   /// CHOLMOD's method for the islands it factors. kAuto (cholmod_analyze

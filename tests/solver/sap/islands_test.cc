@@ -10,6 +10,7 @@
 
 #include "bench/box_fixtures.h"
 #include "sapcontact/solver/sap/sap_solver.h"
+#include "tests/solver/sap/test_problems.h"
 
 namespace sapcontact {
 namespace {
@@ -118,6 +119,47 @@ TEST(Islands, AConvergedIslandStopsIterating) {
   EXPECT_EQ(first.statistics.island_statistics[0].trees, resting_trees);
   EXPECT_LT(first.statistics.island_statistics[0].newton_iterations,
             first.statistics.island_statistics[1].newton_iterations);
+}
+
+// An island of one tree is one dense block: with kAuto it is factored
+// densely whatever its size (nothing for CHOLMOD to exploit), with the same
+// answer as CHOLMOD gives; a large island of many trees still goes to
+// CHOLMOD.
+TEST(Islands, AOneTreeIslandIsFactoredDenselyAtAnySize) {
+  std::mt19937 rng(3);
+  std::normal_distribution<double> N(0, 1);
+  std::uniform_real_distribution<double> U(0, 1);
+  SapProblem p;
+  p.time_step = 1e-2;
+  Tree robot;
+  robot.A = testing::RandomSpd(150, &rng);
+  robot.v_star = Eigen::VectorXd::NullaryExpr(150, [&] { return N(rng); });
+  p.trees.push_back(robot);
+  for (int k = 0; k < 40; ++k) {
+    Contact c;
+    c.first.tree = 0;
+    c.first.J = Eigen::MatrixXd::NullaryExpr(3, 150, [&] { return N(rng); });
+    c.phi0 = 0.02 * (U(rng) - 0.6);
+    c.parameters = {1e4, 0.05 * U(rng), 1.5 * U(rng)};
+    p.contacts.push_back(c);
+  }
+  fixtures::BoxSetup s;
+  s.jiggle = 0.05;
+  Append(fixtures::Grid(9, s), &p);
+
+  SapSolverParameters automatic = Tight(true), cholmod = Tight(true);
+  cholmod.linear_solver = LinearSolverType::kCholmod;
+  SapSolver a_solver(automatic), c_solver(cholmod);
+  const SapSolverResults a = a_solver.Solve(p), c = c_solver.Solve(p);
+  ASSERT_TRUE(a.converged()) << a.message;
+  ASSERT_TRUE(c.converged()) << c.message;
+  ASSERT_EQ(a.statistics.island_statistics.size(), 2u);
+  EXPECT_EQ(a.statistics.island_statistics[0].velocities, 150);
+  EXPECT_TRUE(a.statistics.island_statistics[0].dense);
+  EXPECT_FALSE(a.statistics.island_statistics[1].dense);  // 81 boxes
+  EXPECT_FALSE(c.statistics.island_statistics[0].dense);
+  EXPECT_LT((a.v - c.v).norm(), 1e-8 * c.v.norm());
+  EXPECT_LT((a.gamma - c.gamma).norm(), 1e-8 * c.gamma.norm());
 }
 
 }  // namespace

@@ -136,5 +136,71 @@ TEST(SapModel, OnlyTouchedTreesParticipateAndPatchesGroupPairs) {
   EXPECT_NEAR(model.contacts()[0].w, 1.5, 1e-14);
 }
 
+// Trees of kWideTreeVelocities or more velocities get their diagonal block
+// from one product over their contacts' stacked rows (separated contacts,
+// G = 0, left out); the Hessian must still be A + J' G J exactly as the
+// dense formula gives it, for wide and narrow trees and their coupling.
+TEST(SapModel, WideTreeHessianIsAPlusJtGJ) {
+  std::mt19937 rng(5);
+  std::normal_distribution<double> N(0, 1);
+  const std::vector<int> sizes = {40, 6, 33, 3, 64};
+  SapProblem p;
+  p.time_step = 1e-2;
+  for (int n : sizes) {
+    Tree tree;
+    tree.A = testing::RandomSpd(n, &rng);
+    tree.v_star = Eigen::VectorXd::NullaryExpr(n, [&] { return N(rng); });
+    p.trees.push_back(tree);
+  }
+  std::uniform_int_distribution<int> tree_dist(0, 4);
+  std::uniform_real_distribution<double> U(0, 1);
+  for (int k = 0; k < 60; ++k) {
+    Contact c;
+    c.first.tree = tree_dist(rng);
+    c.first.J = Eigen::MatrixXd::NullaryExpr(3, sizes[c.first.tree],
+                                             [&] { return N(rng); });
+    if (k % 2 == 0) {
+      int other = tree_dist(rng);
+      while (other == c.first.tree) other = tree_dist(rng);
+      c.second = ContactJacobianBlock{
+          other, Eigen::MatrixXd::NullaryExpr(3, sizes[other],
+                                              [&] { return N(rng); })};
+    }
+    c.phi0 = 0.02 * (U(rng) - 0.6);
+    c.parameters = {1e4, 0.05 * U(rng), 1.5 * U(rng)};
+    p.contacts.push_back(c);
+  }
+  const SapModel model(p, RegularizationParameters{});
+  const Eigen::MatrixXd J = DenseContactJacobian(p), A = DenseA(p);
+  int separated = 0, wide = 0;
+  for (int p_index = 0; p_index < model.num_trees(); ++p_index) {
+    wide += model.size(p_index) >= SapModel::kWideTreeVelocities;
+  }
+  EXPECT_EQ(wide, 3);
+  for (int trial = 0; trial < 4; ++trial) {
+    const Eigen::VectorXd v =
+        model.v_star() +
+        (0.5 * trial) * Eigen::VectorXd::NullaryExpr(model.num_velocities(),
+                                                     [&] { return N(rng); });
+    Eigen::VectorXd vc, gamma;
+    std::vector<Matrix3> G;
+    model.MultiplyJ(v, &vc);
+    model.EvaluateConstraints(vc, &gamma, &G);
+    Eigen::MatrixXd JtGJ = Eigen::MatrixXd::Zero(J.cols(), J.cols());
+    for (int k = 0; k < model.num_contacts(); ++k) {
+      separated += (G[k].array() == 0.0).all();
+      JtGJ +=
+          J.middleRows<3>(3 * k).transpose() * G[k] * J.middleRows<3>(3 * k);
+    }
+    BlockSparseSymmetricMatrix H(model.pattern());
+    model.AssembleHessian(G, &H);
+    const Eigen::MatrixXd expected = A + JtGJ;  // every tree participates
+    const Eigen::MatrixXd got = H.ToDense();
+    EXPECT_LT((got - expected).norm(), 1e-12 * expected.norm())
+        << "trial " << trial;
+  }
+  EXPECT_GT(separated, 0);
+}
+
 }  // namespace
 }  // namespace sapcontact
