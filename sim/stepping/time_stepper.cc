@@ -225,6 +225,7 @@ void TimeStepper::SetState(const std::vector<BodyState>& state) {
   for (size_t b = 0; b < state.size(); ++b) {
     if (!scene_.bodies[b].fixed) state_[b] = state[b];
   }
+  have_previous_guess_ = false;  // no velocity history for the new state
 }
 
 std::string TimeStepper::BodyLabel(int body) const {
@@ -324,7 +325,15 @@ StepInfo TimeStepper::Step() {
   Eigen::VectorXd v_next;
   if (scene_.solver.model == SolverModel::kSap) {
     try {
-      sap_results_ = sap_.Solve(problem_, &guess_);
+      if (have_previous_guess_) {
+        extrapolated_guess_ = 2.0 * guess_ - previous_guess_;
+        candidates_.assign({&extrapolated_guess_, &guess_});
+        sap_results_ = sap_.SolveFromCandidates(problem_, candidates_);
+      } else {
+        sap_results_ = sap_.Solve(problem_, &guess_);
+      }
+      previous_guess_ = guess_;
+      have_previous_guess_ = true;
     } catch (const std::invalid_argument& e) {
       Fail("contact solver: " + NameBodies(e.what()));
     }

@@ -9,7 +9,8 @@
 //      every step);
 //   3. the contact problem (one 6-DOF tree per moving body, world-frame
 //      generalized velocity (v, w) of its centre of mass) is solved for the
-//      next velocities, warm-started from the current ones;
+//      next velocities, warm-started from the current ones or their
+//      linear extrapolation 2 v_n - v_(n-1) (docs/theory.md §7);
 //   4. positions are integrated with the new velocities (symplectic Euler;
 //      quaternions renormalized).
 // Fixed bodies are the world. Contact signs and ordering:
@@ -144,6 +145,12 @@ class TimeStepper {
   std::vector<ContactPoint> contacts_;
   SapProblem problem_;
   Eigen::VectorXd guess_, impulses_;
+  // Warm start (docs/theory.md §7): the velocities at the start of the
+  // previous step, and the linear extrapolation 2 v_n - v_(n-1); SAP starts
+  // each island from the lowest-cost of the extrapolation, v_n and v*.
+  Eigen::VectorXd previous_guess_, extrapolated_guess_;
+  bool have_previous_guess_{false};
+  std::vector<const Eigen::VectorXd*> candidates_;
   SapSolverResults sap_results_;
 };
 

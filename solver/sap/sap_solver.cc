@@ -226,19 +226,32 @@ bool SapSolver::SolveSparseGroup(const SapModel& model, double* rcond) {
 
 SapSolverResults SapSolver::Solve(const SapProblem& problem,
                                   const Eigen::VectorXd* v_guess) {
+  std::vector<const Eigen::VectorXd*> guesses;
+  if (v_guess) guesses.push_back(v_guess);
+  return SolveFromCandidates(problem, guesses);
+}
+
+SapSolverResults SapSolver::SolveFromCandidates(
+    const SapProblem& problem,
+    const std::vector<const Eigen::VectorXd*>& guesses) {
   const auto t_start = Clock::now();
   Validate(problem, /*check_positive_definite=*/false);  // the model checks
   const int nv_full = problem.num_velocities();
-  if (v_guess) {
-    if (v_guess->size() != nv_full) {
-      throw std::invalid_argument("SapSolver::Solve: v_guess has size " +
-                                  std::to_string(v_guess->size()) +
+  for (size_t g = 0; g < guesses.size(); ++g) {
+    const std::string name =
+        guesses.size() == 1 ? "v_guess" : "guess " + std::to_string(g);
+    if (guesses[g] == nullptr) {
+      throw std::invalid_argument("SapSolver::Solve: " + name + " is null");
+    }
+    if (guesses[g]->size() != nv_full) {
+      throw std::invalid_argument("SapSolver::Solve: " + name + " has size " +
+                                  std::to_string(guesses[g]->size()) +
                                   ", expected " + std::to_string(nv_full) +
                                   " (all trees' velocities)");
     }
-    if (!v_guess->allFinite()) {
-      throw std::invalid_argument(
-          "SapSolver::Solve: v_guess has non-finite entries");
+    if (!guesses[g]->allFinite()) {
+      throw std::invalid_argument("SapSolver::Solve: " + name +
+                                  " has non-finite entries");
     }
   }
 
@@ -341,8 +354,9 @@ SapSolverResults SapSolver::Solve(const SapProblem& problem,
     stepping_.assign(num_islands, 0);
 
     const Eigen::VectorXd& D = model.scaling();
-    if (v_guess) {
-      model.Gather(*v_guess, &v_);
+    const int num_guesses = static_cast<int>(guesses.size());
+    if (num_guesses > 0) {
+      model.Gather(*guesses[0], &v_);
     } else {
       v_ = model.v_star();
     }
@@ -359,7 +373,6 @@ SapSolverResults SapSolver::Solve(const SapProblem& problem,
     gamma_.resize(3 * nc);
     G_.resize(nc);
     model.MultiplyA(model.v_star(), &Avstar_);
-    const double min_rcond = parameters_.min_reciprocal_condition;
     // Squared D-norm of x over an island's trees.
     auto island_norm = [&](const SapModel::Island& island,
                            const Eigen::VectorXd& x) {
@@ -371,6 +384,73 @@ SapSolverResults SapSolver::Solve(const SapProblem& problem,
       }
       return std::sqrt(sum);
     };
+    start_candidate_.assign(num_islands, num_guesses > 0 ? 0 : -1);
+    if (num_guesses > 0 && parameters_.warm_start_lowest_cost) {
+      // Per island: the lowest cost l(v) among v* (where the quadratic term
+      // vanishes) and the guesses.
+      if (static_cast<int>(gathered_guesses_.size()) < num_guesses) {
+        gathered_guesses_.resize(num_guesses);
+      }
+      for (int g = 0; g < num_guesses; ++g) {
+        model.Gather(*guesses[g], &gathered_guesses_[g]);
+      }
+      // The cost l(v) on an island, and whether v already meets the
+      // stopping test of the Newton loop below (then it costs no
+      // factorization, whatever the other candidates cost).
+      struct Start {
+        double cost;
+        bool optimal;
+      };
+      auto evaluate = [&](const SapModel::Island& island,
+                          const Eigen::VectorXd& v) {
+        for (int p : island.trees) {
+          const int o = model.offset(p), n = model.size(p);
+          r_.segment(o, n) = v.segment(o, n) - model.v_star().segment(o, n);
+        }
+        model.MultiplyA(island, r_, &Ar_);
+        model.MultiplyJ(island, v, &vc_);
+        const double constraint_cost =
+            model.EvaluateConstraints(island, vc_, &gamma_, nullptr);
+        model.MultiplyJTranspose(island, gamma_, &jtg_);
+        double r_Ar = 0.0;
+        for (int p : island.trees) {
+          const int o = model.offset(p), n = model.size(p);
+          grad_.segment(o, n) = Ar_.segment(o, n) - jtg_.segment(o, n);
+          Av_.segment(o, n) = Ar_.segment(o, n) + Avstar_.segment(o, n);
+          r_Ar += r_.segment(o, n).dot(Ar_.segment(o, n));
+        }
+        const double scale =
+            std::max(island_norm(island, Av_), island_norm(island, jtg_));
+        return Start{
+            0.5 * r_Ar + constraint_cost,
+            island_norm(island, grad_) <=
+                parameters_.abs_tolerance + parameters_.rel_tolerance * scale};
+      };
+      // Optimal beats not optimal, then the lower cost wins.
+      auto better = [](const Start& a, const Start& b) {
+        return a.optimal != b.optimal ? a.optimal : a.cost < b.cost;
+      };
+      for (int i = 0; i < num_islands; ++i) {
+        const SapModel::Island& island = islands[i];
+        int best = -1;
+        Start best_start = evaluate(island, model.v_star());
+        for (int g = 0; g < num_guesses; ++g) {
+          const Start start = evaluate(island, gathered_guesses_[g]);
+          if (better(start, best_start)) {
+            best = g;
+            best_start = start;
+          }
+        }
+        start_candidate_[i] = best;
+        const Eigen::VectorXd& start =
+            best < 0 ? model.v_star() : gathered_guesses_[best];
+        for (int p : island.trees) {
+          const int o = model.offset(p), n = model.size(p);
+          v_.segment(o, n) = start.segment(o, n);
+        }
+      }
+    }
+    const double min_rcond = parameters_.min_reciprocal_condition;
 
     bool failed = false;
     for (int round = 0; !failed; ++round) {
@@ -580,6 +660,7 @@ SapSolverResults SapSolver::Solve(const SapProblem& problem,
       is.newton_iterations = state[i].iterations;
       is.line_search_iterations = state[i].line_search_iterations;
       is.dense = !sparse_island_[i];
+      is.start_candidate = start_candidate_[i];
       is.final_scaled_residual = state[i].relative_residual;
       is.final_cost = state[i].cost;
       stats.island_newton_iterations += state[i].iterations;

@@ -49,6 +49,16 @@ class SapSolver {
   SapSolverResults Solve(const SapProblem& problem,
                          const Eigen::VectorXd* v_guess = nullptr);
 
+  /// Solves one time step from several candidate starts (full velocity
+  /// vectors, e.g. the previous step's velocities and their extrapolation):
+  /// with SapSolverParameters::warm_start_lowest_cost each island starts
+  /// from the candidate or v* of lowest cost l(v) on it, else from the first
+  /// candidate. Statistics: SapIslandStatistics::start_candidate.
+  /// @throws std::invalid_argument as Solve, naming the candidate.
+  SapSolverResults SolveFromCandidates(
+      const SapProblem& problem,
+      const std::vector<const Eigen::VectorXd*>& guesses);
+
   /// CHOLMOD symbolic analyses over this object's lifetime.
   int total_symbolic_analyses() const;
 
@@ -79,6 +89,8 @@ class SapSolver {
   // Per island: factored on its own (dense) or in the CHOLMOD group, and
   // whether it takes a Newton step this round.
   std::vector<char> sparse_island_, stepping_;
+  std::vector<int> start_candidate_;
+  std::vector<Eigen::VectorXd> gathered_guesses_;
   std::vector<int> island_of_tree_;  // participating tree -> island solved
   // The CHOLMOD group's trees (participating indices, increasing) and, per
   // off-diagonal block of H_group_, the block of H_ it copies.

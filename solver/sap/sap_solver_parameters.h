@@ -54,6 +54,11 @@ struct SapSolverParameters {
   /// it has at most dense_size_threshold DOFs); false runs one Newton
   /// iteration over all participating trees (the monolithic SAP iteration).
   bool islands{true};
+  /// With guesses given to Solve() or SolveFromCandidates(): true starts
+  /// each island from the guess or v* of lowest cost l(v) on that island
+  /// (each costs one evaluation of l, no factorization); false always
+  /// starts from the first guess.
+  bool warm_start_lowest_cost{true};
   /// The Hessian is declared ill-conditioned (status kIllConditioned) when
   /// the reciprocal condition estimate of its factorization falls below this:
   /// round-off alone (eps * cond(H) > 2e-4) then leaves fewer than ~4

@@ -31,6 +31,10 @@ struct SapIslandStatistics {
   int line_search_iterations{0};
   /// Factored on its own with a dense LLT (else in the CHOLMOD group).
   bool dense{false};
+  /// Where Newton started: -1 at v*, g >= 0 at the caller's guess g
+  /// (SapSolver::SolveFromCandidates; SapSolverParameters::
+  /// warm_start_lowest_cost).
+  int start_candidate{-1};
   /// Scaled residual (relative) and cost [J] at the end.
   double final_scaled_residual{0.0};
   double final_cost{0.0};

@@ -231,6 +231,52 @@ void ExpectInvalid(F f, const std::string& fragment) {
   }
 }
 
+// SolveFromCandidates: an island starts from a candidate that already meets
+// the stopping test (no factorization), else from the lowest-cost of v* and
+// the candidates; the answer does not depend on the start.
+TEST(SapSolver, CandidateStartsPickTheOptimalOrTheLowestCost) {
+  std::mt19937 rng(17);
+  const SapProblem p = RandomProblem(1, 6, &rng);
+  SapSolverParameters tight;
+  tight.rel_tolerance = 1e-10;
+  SapSolver solver(tight);
+  const SapSolverResults cold = solver.Solve(p);
+  ASSERT_TRUE(cold.converged()) << cold.message;
+  ASSERT_GT(cold.statistics.newton_iterations, 1);
+  const Eigen::VectorXd far =
+      cold.v + Eigen::VectorXd::Constant(cold.v.size(), 10.0);
+  // The solution as the second candidate: taken, zero iterations.
+  const SapSolverResults at_solution =
+      solver.SolveFromCandidates(p, {&far, &cold.v});
+  ASSERT_TRUE(at_solution.converged());
+  EXPECT_EQ(at_solution.statistics.newton_iterations, 0);
+  ASSERT_EQ(at_solution.statistics.island_statistics.size(), 1u);
+  EXPECT_EQ(at_solution.statistics.island_statistics[0].start_candidate, 1);
+  EXPECT_EQ((at_solution.v - cold.v).norm(), 0.0);
+  // Far away, the candidate costs more than v*: Newton starts at v* and
+  // repeats the cold solve exactly.
+  const SapSolverResults from_far = solver.SolveFromCandidates(p, {&far});
+  ASSERT_TRUE(from_far.converged());
+  EXPECT_EQ(from_far.statistics.island_statistics[0].start_candidate, -1);
+  EXPECT_EQ(from_far.statistics.newton_iterations,
+            cold.statistics.newton_iterations);
+  EXPECT_EQ((from_far.v - cold.v).norm(), 0.0);
+  // Without the rule the first candidate is taken; same minimizer.
+  tight.warm_start_lowest_cost = false;
+  solver.set_parameters(tight);
+  const SapSolverResults forced = solver.SolveFromCandidates(p, {&far});
+  ASSERT_TRUE(forced.converged()) << forced.message;
+  EXPECT_EQ(forced.statistics.island_statistics[0].start_candidate, 0);
+  EXPECT_LT((forced.v - cold.v).norm(), 1e-7 * (1.0 + cold.v.norm()));
+  // A bad candidate is named.
+  const Eigen::VectorXd short_guess = Eigen::VectorXd::Zero(1);
+  ExpectInvalid(
+      [&] {
+        solver.SolveFromCandidates(p, {&far, &short_guess});
+      },
+      "guess 1 has size 1");
+}
+
 TEST(SapSolver, BadInputsRaiseClearErrors) {
   PizzaSaver ps;
   const SapProblem good = ps.Build();
