@@ -400,6 +400,7 @@ SapSolverResults SapSolver::SolveFromCandidates(
       struct Start {
         double cost;
         bool optimal;
+        double relative_residual;
       };
       auto evaluate = [&](const SapModel::Island& island,
                           const Eigen::VectorXd& v) {
@@ -421,10 +422,11 @@ SapSolverResults SapSolver::SolveFromCandidates(
         }
         const double scale =
             std::max(island_norm(island, Av_), island_norm(island, jtg_));
-        return Start{
-            0.5 * r_Ar + constraint_cost,
-            island_norm(island, grad_) <=
-                parameters_.abs_tolerance + parameters_.rel_tolerance * scale};
+        const double residual = island_norm(island, grad_);
+        return Start{0.5 * r_Ar + constraint_cost,
+                     residual <= parameters_.abs_tolerance +
+                                     parameters_.rel_tolerance * scale,
+                     scale > 0 ? residual / scale : residual};
       };
       // Optimal beats not optimal, then the lower cost wins.
       auto better = [](const Start& a, const Start& b) {
@@ -432,16 +434,29 @@ SapSolverResults SapSolver::SolveFromCandidates(
       };
       for (int i = 0; i < num_islands; ++i) {
         const SapModel::Island& island = islands[i];
+        // Guesses in the caller's order; the first optimal one ends the
+        // search (resting islands: one evaluation), v* comes last.
         int best = -1;
-        Start best_start = evaluate(island, model.v_star());
-        for (int g = 0; g < num_guesses; ++g) {
+        Start best_start{std::numeric_limits<double>::infinity(), false, 0.0};
+        for (int g = 0; g < num_guesses && !best_start.optimal; ++g) {
           const Start start = evaluate(island, gathered_guesses_[g]);
-          if (better(start, best_start)) {
+          if (best < 0 || better(start, best_start)) {
             best = g;
             best_start = start;
           }
         }
+        if (!best_start.optimal &&
+            better(evaluate(island, model.v_star()), best_start)) {
+          best = -1;
+        }
         start_candidate_[i] = best;
+        if (best_start.optimal) {
+          // Converged at the start: the workspaces (v_c, gamma, gradient)
+          // hold this island's last evaluation, which was this guess's.
+          state[i].active = false;
+          state[i].cost = best_start.cost;
+          state[i].relative_residual = best_start.relative_residual;
+        }
         const Eigen::VectorXd& start =
             best < 0 ? model.v_star() : gathered_guesses_[best];
         for (int p : island.trees) {
