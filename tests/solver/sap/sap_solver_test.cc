@@ -253,6 +253,9 @@ TEST(SapSolver, CandidateStartsPickTheOptimalOrTheLowestCost) {
   ASSERT_EQ(at_solution.statistics.island_statistics.size(), 1u);
   EXPECT_EQ(at_solution.statistics.island_statistics[0].start_candidate, 1);
   EXPECT_EQ((at_solution.v - cold.v).norm(), 0.0);
+  // The impulses are those of the start (the island never entered the
+  // Newton loop).
+  EXPECT_EQ((at_solution.gamma - cold.gamma).norm(), 0.0);
   // Far away, the candidate costs more than v*: Newton starts at v* and
   // repeats the cold solve exactly.
   const SapSolverResults from_far = solver.SolveFromCandidates(p, {&far});
