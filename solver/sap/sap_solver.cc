@@ -384,6 +384,43 @@ SapSolverResults SapSolver::SolveFromCandidates(
       }
       return std::sqrt(sum);
     };
+    // At v on an island: r = v - v*, A r, v_c, gamma (and G), J' gamma, the
+    // gradient A r - J' gamma and A v into the workspaces; returns the cost
+    // l(v) and the stopping test's norms (§7).
+    struct IslandEvaluation {
+      double cost, scale, residual, abs_tolerance, rel_tolerance;
+      bool optimal() const {
+        return residual <= abs_tolerance + rel_tolerance * scale;
+      }
+      double relative_residual() const {
+        return scale > 0 ? residual / scale : residual;
+      }
+    };
+    auto evaluate_island = [&](const SapModel::Island& island,
+                               const Eigen::VectorXd& v,
+                               std::vector<Matrix3>* G) {
+      for (int p : island.trees) {
+        const int o = model.offset(p), n = model.size(p);
+        r_.segment(o, n) = v.segment(o, n) - model.v_star().segment(o, n);
+      }
+      model.MultiplyA(island, r_, &Ar_);
+      model.MultiplyJ(island, v, &vc_);
+      const double constraint_cost =
+          model.EvaluateConstraints(island, vc_, &gamma_, G);
+      model.MultiplyJTranspose(island, gamma_, &jtg_);
+      double r_Ar = 0.0;
+      for (int p : island.trees) {
+        const int o = model.offset(p), n = model.size(p);
+        grad_.segment(o, n) = Ar_.segment(o, n) - jtg_.segment(o, n);
+        Av_.segment(o, n) = Ar_.segment(o, n) + Avstar_.segment(o, n);
+        r_Ar += r_.segment(o, n).dot(Ar_.segment(o, n));
+      }
+      return IslandEvaluation{
+          0.5 * r_Ar + constraint_cost,
+          std::max(island_norm(island, Av_), island_norm(island, jtg_)),
+          island_norm(island, grad_), parameters_.abs_tolerance,
+          parameters_.rel_tolerance};
+    };
     start_candidate_.assign(num_islands, num_guesses > 0 ? 0 : -1);
     if (num_guesses > 0 && parameters_.warm_start_lowest_cost) {
       // Per island: the lowest cost l(v) among v* (where the quadratic term
@@ -404,29 +441,8 @@ SapSolverResults SapSolver::SolveFromCandidates(
       };
       auto evaluate = [&](const SapModel::Island& island,
                           const Eigen::VectorXd& v) {
-        for (int p : island.trees) {
-          const int o = model.offset(p), n = model.size(p);
-          r_.segment(o, n) = v.segment(o, n) - model.v_star().segment(o, n);
-        }
-        model.MultiplyA(island, r_, &Ar_);
-        model.MultiplyJ(island, v, &vc_);
-        const double constraint_cost =
-            model.EvaluateConstraints(island, vc_, &gamma_, nullptr);
-        model.MultiplyJTranspose(island, gamma_, &jtg_);
-        double r_Ar = 0.0;
-        for (int p : island.trees) {
-          const int o = model.offset(p), n = model.size(p);
-          grad_.segment(o, n) = Ar_.segment(o, n) - jtg_.segment(o, n);
-          Av_.segment(o, n) = Ar_.segment(o, n) + Avstar_.segment(o, n);
-          r_Ar += r_.segment(o, n).dot(Ar_.segment(o, n));
-        }
-        const double scale =
-            std::max(island_norm(island, Av_), island_norm(island, jtg_));
-        const double residual = island_norm(island, grad_);
-        return Start{0.5 * r_Ar + constraint_cost,
-                     residual <= parameters_.abs_tolerance +
-                                     parameters_.rel_tolerance * scale,
-                     scale > 0 ? residual / scale : residual};
+        const IslandEvaluation e = evaluate_island(island, v, nullptr);
+        return Start{e.cost, e.optimal(), e.relative_residual()};
       };
       // Optimal beats not optimal, then the lower cost wins.
       auto better = [](const Start& a, const Start& b) {
@@ -477,29 +493,11 @@ SapSolverResults SapSolver::SolveFromCandidates(
         stepping_[i] = 0;
         if (!st.active) continue;
         const SapModel::Island& island = islands[i];
-        for (int p : island.trees) {
-          const int o = model.offset(p), n = model.size(p);
-          r_.segment(o, n) = v_.segment(o, n) - model.v_star().segment(o, n);
-        }
-        model.MultiplyA(island, r_, &Ar_);
-        model.MultiplyJ(island, v_, &vc_);
-        const double constraint_cost =
-            model.EvaluateConstraints(island, vc_, &gamma_, &G_);
-        model.MultiplyJTranspose(island, gamma_, &jtg_);
-        double r_Ar = 0.0;
-        for (int p : island.trees) {
-          const int o = model.offset(p), n = model.size(p);
-          grad_.segment(o, n) = Ar_.segment(o, n) - jtg_.segment(o, n);
-          Av_.segment(o, n) = Ar_.segment(o, n) + Avstar_.segment(o, n);
-          r_Ar += r_.segment(o, n).dot(Ar_.segment(o, n));
-        }
-        const double cost = 0.5 * r_Ar + constraint_cost;
-        const double scale =
-            std::max(island_norm(island, Av_), island_norm(island, jtg_));
-        const double residual = island_norm(island, grad_);
+        const IslandEvaluation e = evaluate_island(island, v_, &G_);
+        const double cost = e.cost;
         st.cost = cost;
-        st.relative_residual = scale > 0 ? residual / scale : residual;
-        if (!std::isfinite(cost) || !std::isfinite(residual)) {
+        st.relative_residual = e.relative_residual();
+        if (!std::isfinite(cost) || !std::isfinite(e.residual)) {
           results.status = SapSolverStatus::kFactorizationFailed;
           results.message = "island " + std::to_string(i) +
                             ": non-finite cost or gradient at Newton "
@@ -510,8 +508,7 @@ SapSolverResults SapSolver::SolveFromCandidates(
         }
         // Optimality, checked before factorizing: an optimal warm start
         // costs no factorization.
-        if (residual <=
-            parameters_.abs_tolerance + parameters_.rel_tolerance * scale) {
+        if (e.optimal()) {
           st.active = false;
           continue;
         }
