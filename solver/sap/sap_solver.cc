@@ -434,45 +434,36 @@ SapSolverResults SapSolver::SolveFromCandidates(
       // The cost l(v) on an island, and whether v already meets the
       // stopping test of the Newton loop below (then it costs no
       // factorization, whatever the other candidates cost).
-      struct Start {
-        double cost;
-        bool optimal;
-        double relative_residual;
-      };
-      auto evaluate = [&](const SapModel::Island& island,
-                          const Eigen::VectorXd& v) {
-        const IslandEvaluation e = evaluate_island(island, v, nullptr);
-        return Start{e.cost, e.optimal(), e.relative_residual()};
-      };
       // Optimal beats not optimal, then the lower cost wins.
-      auto better = [](const Start& a, const Start& b) {
-        return a.optimal != b.optimal ? a.optimal : a.cost < b.cost;
+      auto better = [](const IslandEvaluation& a, const IslandEvaluation& b) {
+        return a.optimal() != b.optimal() ? a.optimal() : a.cost < b.cost;
       };
       for (int i = 0; i < num_islands; ++i) {
         const SapModel::Island& island = islands[i];
         // Guesses in the caller's order; the first optimal one ends the
         // search (resting islands: one evaluation), v* comes last.
-        int best = -1;
-        Start best_start{std::numeric_limits<double>::infinity(), false, 0.0};
-        for (int g = 0; g < num_guesses && !best_start.optimal; ++g) {
-          const Start start = evaluate(island, gathered_guesses_[g]);
-          if (best < 0 || better(start, best_start)) {
+        int best = 0;
+        IslandEvaluation best_start =
+            evaluate_island(island, gathered_guesses_[0], nullptr);
+        for (int g = 1; g < num_guesses && !best_start.optimal(); ++g) {
+          const IslandEvaluation e =
+              evaluate_island(island, gathered_guesses_[g], nullptr);
+          if (better(e, best_start)) {
             best = g;
-            best_start = start;
+            best_start = e;
           }
         }
-        if (!best_start.optimal &&
-            better(evaluate(island, model.v_star()), best_start)) {
-          best = -1;
-        }
-        start_candidate_[i] = best;
-        if (best_start.optimal) {
+        if (best_start.optimal()) {
           // Converged at the start: the workspaces (v_c, gamma, gradient)
           // hold this island's last evaluation, which was this guess's.
           state[i].active = false;
           state[i].cost = best_start.cost;
-          state[i].relative_residual = best_start.relative_residual;
+          state[i].relative_residual = best_start.relative_residual();
+        } else if (better(evaluate_island(island, model.v_star(), nullptr),
+                          best_start)) {
+          best = -1;
         }
+        start_candidate_[i] = best;
         const Eigen::VectorXd& start =
             best < 0 ? model.v_star() : gathered_guesses_[best];
         for (int p : island.trees) {
