@@ -10,6 +10,7 @@
 //
 //   cmake --build build --target mujoco_comparison
 //   build/bin/mujoco_comparison [--scene NAME] [--dt 1e-3,1e-2] [--csv FILE]
+//                               [--phases]
 //
 // Built when CMake finds MuJoCo (Debian libmujoco-dev 2.2.2, installed by
 // scripts/setup). MuJoCo 2.2 preallocates its constraint buffers from
@@ -45,6 +46,12 @@ struct EngineRun {
   double mean_iterations{0};
   double mean_contacts{0};
   double outcome{0};
+  /// sapcontact only: wall time per step [us] by phase (collision; the
+  /// solver's model, assembly, factorization, line search and the rest of
+  /// the solve), from the solver's always-on statistics.
+  double us_collision{0}, us_model{0}, us_assembly{0}, us_factorization{0},
+      us_line_search{0}, us_solver_other{0};
+  double mean_factorizations{0};
 };
 
 constexpr int kMaxRepeats = 3;
@@ -63,16 +70,34 @@ EngineRun RunSapcontact(const ComparisonScene& s, double dt, double sigma) {
       const Scene scene = LoadSceneFromString(yaml, s.name);
       TimeStepper stepper(scene);
       r.steps = Steps(s, dt);
-      long long iterations = 0, contacts = 0;
+      long long iterations = 0, contacts = 0, factorizations = 0;
+      double collision = 0, model = 0, assembly = 0, factorization = 0,
+             line_search = 0, solver_other = 0;
       const auto start = Clock::now();
       for (int n = 0; n < r.steps; ++n) {
         const StepInfo info = stepper.Step();
         iterations += info.newton_iterations;
         contacts += info.contacts;
+        collision += info.collision_time;
+        const SapSolverStatistics& st = stepper.last_sap_results().statistics;
+        model += st.time_model;
+        assembly += st.time_assembly;
+        factorization += st.time_factorization;
+        line_search += st.time_line_search;
+        solver_other += st.time_other;
+        factorizations += st.factorizations;
       }
       const double seconds =
           std::chrono::duration<double>(Clock::now() - start).count();
       r.us_per_step = 1e6 * seconds / r.steps;
+      const double per_step = 1e6 / r.steps;
+      r.us_collision = collision * per_step;
+      r.us_model = model * per_step;
+      r.us_assembly = assembly * per_step;
+      r.us_factorization = factorization * per_step;
+      r.us_line_search = line_search * per_step;
+      r.us_solver_other = solver_other * per_step;
+      r.mean_factorizations = static_cast<double>(factorizations) / r.steps;
       r.mean_iterations = static_cast<double>(iterations) / r.steps;
       r.mean_contacts = static_cast<double>(contacts) / r.steps;
       std::vector<Eigen::Vector3d> final;
@@ -175,6 +200,7 @@ std::vector<std::string> Split(const std::string& s, char sep) {
 int Main(int argc, char** argv) {
   std::string only_scene, csv_path, engines = "both";
   bool print_yaml = false;
+  bool phases = false;
   double sigma = 1e-3;
   std::vector<double> dts = {1e-3, 1e-2};
   for (int i = 1; i < argc; ++i) {
@@ -206,11 +232,15 @@ int Main(int argc, char** argv) {
       sigma = std::stod(value());
     } else if (a == "--print-yaml") {
       print_yaml = true;
+    } else if (a == "--phases") {
+      phases = true;
     } else if (a == "--help" || a == "-h") {
       std::printf(
           "usage: mujoco_comparison [--scene NAME] [--dt DT[,DT...]] "
           "[--csv FILE] [--engine both|sapcontact|mujoco] [--sigma S] "
-          "[--print-yaml]\n"
+          "[--print-yaml] [--phases]\n"
+          "  --phases adds a line per row with sapcontact's time per step by "
+          "phase [us]\n"
           "  --sigma: sapcontact's friction regularization (default 1e-3; "
           "0.005 matches MuJoCo's)\n"
           "  --print-yaml writes the sapsim scene of each selected case to "
@@ -272,6 +302,14 @@ int Main(int argc, char** argv) {
           contacts, s.outcome_name.c_str(), a.outcome, mj_out,
           a.ok ? "" : ("  sapcontact: " + a.error).c_str(),
           b.error.empty() ? "" : ("  mujoco: " + b.error).c_str());
+      if (phases && a.ok) {
+        std::printf(
+            "  phases us/step: collision %.1f, model %.1f, assembly %.1f, "
+            "factorization %.1f (%.2f per step), line search %.1f, other "
+            "solver %.1f\n",
+            a.us_collision, a.us_model, a.us_assembly, a.us_factorization,
+            a.mean_factorizations, a.us_line_search, a.us_solver_other);
+      }
       std::fflush(stdout);
       if (csv.is_open()) {
         csv << '"' << s.name << "\"," << dt << ',' << a.steps << ','
