@@ -127,7 +127,7 @@ CLI::App* AddFclibCommand(CLI::App& app, FclibCommandOptions* o) {
       "refine_tolerance, refine_max_iterations; sap: near_rigid_threshold, "
       "friction_regularization, rel_tolerance, abs_tolerance, "
       "soft_norm_tolerance, line_search=exact|backtracking, "
-      "linear_solver=auto|dense|cholmod, continuation=true|false, "
+      "linear_solver=auto|dense|cholmod|block_sparse, continuation=true|false, "
       "continuation_factor, rank_tolerance");
   cmd->add_option("--csv", o->csv,
                   "write name,contacts,solver,status,iterations,solve_time_s,"
@@ -207,9 +207,12 @@ void ApplyFclibSetting(const std::string& assignment, FclibSolverOptions* o) {
              o->sap.linear_solver = LinearSolverType::kDense;
            else if (v == "cholmod")
              o->sap.linear_solver = LinearSolverType::kCholmod;
+           else if (v == "block_sparse")
+             o->sap.linear_solver = LinearSolverType::kBlockSparse;
            else
              throw std::invalid_argument(
-                 "--set solver.linear_solver: expected auto, dense or cholmod");
+                 "--set solver.linear_solver: expected auto, dense, cholmod "
+                 "or block_sparse");
          } else {
            if (v == "auto")
              o->rigid.linear_solver = RigidQpLinearSolver::kAuto;

@@ -42,8 +42,9 @@ CLI::App* AddFclibCommand(CLI::App& app, FclibCommandOptions* options);
 /// refine_max_iterations; sap: near_rigid_threshold (beta),
 /// friction_regularization (sigma), rel_tolerance, abs_tolerance,
 /// soft_norm_tolerance, line_search (exact|backtracking), linear_solver
-/// (auto|dense|cholmod), continuation (true|false), continuation_factor,
-/// rank_tolerance. @throws std::invalid_argument naming the setting.
+/// (auto|dense|cholmod|block_sparse), continuation (true|false),
+/// continuation_factor, rank_tolerance. @throws std::invalid_argument naming
+/// the setting.
 void ApplyFclibSetting(const std::string& assignment,
                        FclibSolverOptions* options);
 

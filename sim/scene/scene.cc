@@ -47,6 +47,8 @@ const char* LinearSolverKindName(LinearSolverKind v) {
       return "dense";
     case LinearSolverKind::kCholmod:
       return "cholmod";
+    case LinearSolverKind::kBlockSparse:
+      return "block_sparse";
   }
   return "unknown";
 }

@@ -26,9 +26,10 @@ enum class LineSearchMethod {
 };
 /// YAML solver.linear_solver.
 enum class LinearSolverKind {
-  kAuto,    ///< "auto" (default).
-  kDense,   ///< "dense".
-  kCholmod  ///< "cholmod".
+  kAuto,        ///< "auto" (default).
+  kDense,       ///< "dense".
+  kCholmod,     ///< "cholmod".
+  kBlockSparse  ///< "block_sparse".
 };
 
 /// YAML names of the enums ("sap", "exact", "auto", ...).

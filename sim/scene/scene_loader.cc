@@ -177,7 +177,7 @@ class Parser {
     if (n["linear_solver"]) {
       s->linear_solver = static_cast<LinearSolverKind>(
           r_.Choice(n["linear_solver"], "solver.linear_solver",
-                    {"auto", "dense", "cholmod"}));
+                    {"auto", "dense", "cholmod", "block_sparse"}));
     }
   }
 

@@ -100,6 +100,9 @@ SapSolverParameters MakeSapParameters(const SolverSettings& s) {
     case LinearSolverKind::kCholmod:
       p.linear_solver = LinearSolverType::kCholmod;
       break;
+    case LinearSolverKind::kBlockSparse:
+      p.linear_solver = LinearSolverType::kBlockSparse;
+      break;
   }
   return p;
 }

@@ -1,10 +1,13 @@
 // Cholesky factorizations of the SAP Newton Hessian H = A + J' G J (SAP paper
 // §IV: the Newton iteration and "Problem Sparsity"; H is symmetric positive
-// definite when every A_t is). Two implementations share this interface:
+// definite when every A_t is). Three implementations share this interface:
 //   - dense: Eigen::LLT on the assembled dense matrix (small problems);
-//   - CHOLMOD: supernodal LL' on the block-sparse lower triangle, with the
-//     symbolic analysis done once per block pattern and reused for every
-//     Newton iteration and time step while the pattern is unchanged.
+//   - block sparse: a block Cholesky on the tree/patch graph itself (AMD
+//     ordering of the trees, dense blocks), for patterns with little fill;
+//   - CHOLMOD: supernodal (or simplicial) LL' on the block-sparse lower
+//     triangle, for large patterns with much fill.
+// The sparse ones analyse a block pattern once and reuse the analysis for
+// every Newton iteration and time step while the pattern is unchanged.
 // Threads: separate objects may be used concurrently from separate threads;
 // one object must not be shared between threads (SolveInPlace() is const
 // but uses workspace owned by the object).
@@ -19,10 +22,11 @@
 
 namespace sapcontact {
 
-/// Which factorization to use. kAuto picks by size (MakeHessianFactorization).
-enum class LinearSolverType { kAuto, kDense, kCholmod };
+/// Which factorization to use. kAuto picks by size (MakeHessianFactorization;
+/// SapSolver also by the fill of the sparse pattern, SapSolverParameters).
+enum class LinearSolverType { kAuto, kDense, kCholmod, kBlockSparse };
 
-/// "auto", "dense" or "cholmod".
+/// "auto", "dense", "cholmod" or "block_sparse".
 inline const char* ToString(LinearSolverType type) {
   switch (type) {
     case LinearSolverType::kAuto:
@@ -31,6 +35,8 @@ inline const char* ToString(LinearSolverType type) {
       return "dense";
     case LinearSolverType::kCholmod:
       return "cholmod";
+    case LinearSolverType::kBlockSparse:
+      return "block_sparse";
   }
   return "unknown";
 }
@@ -58,8 +64,8 @@ inline const char* ToString(CholmodFactorKind kind) {
 
 /// Counters accumulated over the lifetime of one factorization object.
 struct FactorizationStatistics {
-  /// CHOLMOD analyses (fill-reducing ordering + symbolic factorization)
-  /// performed (always 0 for dense).
+  /// Analyses (fill-reducing ordering + symbolic factorization) performed
+  /// by a sparse factorization (always 0 for dense).
   int symbolic_analyses{0};
   /// Numeric factorizations attempted (successful or not).
   int numeric_factorizations{0};
@@ -71,7 +77,8 @@ struct FactorizationStatistics {
   /// analysis was reused (always 0 for dense).
   int block_renumberings{0};
   /// Entries stored in the factor L of the current pattern (dense: n(n+1)/2;
-  /// CHOLMOD: the analysis' nnz(L), supernodal padding included).
+  /// CHOLMOD: the analysis' nnz(L), supernodal padding included; block
+  /// sparse: full diagonal blocks and panels).
   long long factor_nonzeros{0};
 };
 
@@ -105,7 +112,7 @@ class HessianFactorization {
   virtual double ReciprocalConditionEstimate() const = 0;
 
   virtual const FactorizationStatistics& statistics() const = 0;
-  /// kDense or kCholmod (never kAuto).
+  /// kDense, kCholmod or kBlockSparse (never kAuto).
   virtual LinearSolverType type() const = 0;
 
   /// True after a successful Factor() (until a failed one).
@@ -120,6 +127,9 @@ std::unique_ptr<HessianFactorization> MakeDenseHessianFactorization();
 /// CHOLMOD supernodal LL'
 /// (solver/linear_algebra/cholmod_hessian_factorization.h).
 std::unique_ptr<HessianFactorization> MakeCholmodHessianFactorization();
+/// Block Cholesky on the tree graph
+/// (solver/linear_algebra/block_sparse_cholesky_factorization.h).
+std::unique_ptr<HessianFactorization> MakeBlockSparseCholeskyFactorization();
 /// CHOLMOD LL' of the given kind.
 std::unique_ptr<HessianFactorization> MakeCholmodHessianFactorizationOfKind(
     CholmodFactorKind kind);
@@ -142,6 +152,8 @@ inline std::unique_ptr<HessianFactorization> MakeHessianFactorization(
       return MakeDenseHessianFactorization();
     case LinearSolverType::kCholmod:
       return MakeCholmodHessianFactorization();
+    case LinearSolverType::kBlockSparse:
+      return MakeBlockSparseCholeskyFactorization();
     case LinearSolverType::kAuto:
       break;
   }

@@ -212,7 +212,15 @@ bool SapSolver::SolveSparseGroup(const SapModel& model, double* rcond) {
     }
     offset += model.size(p);
   }
+  // dv, then one step of iterative refinement (docs/theory.md §8): the
+  // Newton steps of stiff contact (R ~ sigma w) solve systems with cond(H)
+  // up to ~1e10, and the step's accuracy bounds the converged impulses'.
+  refine_rhs_ = rhs_;
   factorization_->SolveInPlace(&rhs_);
+  H->Multiply(rhs_, &refine_product_);
+  refine_rhs_ -= refine_product_;
+  factorization_->SolveInPlace(&refine_rhs_);
+  rhs_ += refine_rhs_;
   offset = 0;
   for (int p : group_trees_) {
     if (stepping_[island_of_tree_[p]]) {
@@ -291,13 +299,15 @@ SapSolverResults SapSolver::SolveFromCandidates(
     // Factorization plan: with kAuto, islands up to dense_size_threshold
     // DOFs, and islands of one tree (a dense block: nothing for a sparse
     // factorization to exploit), are factored on their own (dense LLT), the
-    // other ones together in one CHOLMOD factorization; kDense: every island
-    // on its own; kCholmod: all in the CHOLMOD group.
+    // other ones together in one sparse factorization (the block Cholesky);
+    // kDense: every island on its own; kBlockSparse and kCholmod: all in
+    // the sparse group, factored by the block Cholesky or CHOLMOD.
     sparse_island_.assign(num_islands, 0);
     for (int i = 0; i < num_islands; ++i) {
       const LinearSolverType type = parameters_.linear_solver;
       sparse_island_[i] =
           type == LinearSolverType::kCholmod ||
+          type == LinearSolverType::kBlockSparse ||
           (type == LinearSolverType::kAuto &&
            islands[i].num_velocities > parameters_.dense_size_threshold &&
            islands[i].trees.size() > 1);
@@ -313,10 +323,17 @@ SapSolverResults SapSolver::SolveFromCandidates(
     }
     int symbolic_start = 0;
     if (!group_trees_.empty()) {
+      // The group's factorization: CHOLMOD when asked for, else the block
+      // Cholesky on the tree graph.
+      const bool use_cholmod =
+          parameters_.linear_solver == LinearSolverType::kCholmod;
       if (!factorization_ ||
-          factorization_kind_ != parameters_.cholmod_factor) {
-        factorization_ =
-            MakeCholmodHessianFactorizationOfKind(parameters_.cholmod_factor);
+          (factorization_->type() == LinearSolverType::kCholmod) !=
+              use_cholmod ||
+          (use_cholmod && factorization_kind_ != parameters_.cholmod_factor)) {
+        factorization_ = use_cholmod ? MakeCholmodHessianFactorizationOfKind(
+                                           parameters_.cholmod_factor)
+                                     : MakeBlockSparseCholeskyFactorization();
         factorization_kind_ = parameters_.cholmod_factor;
       }
       symbolic_start = factorization_->statistics().symbolic_analyses;
@@ -540,7 +557,7 @@ SapSolverResults SapSolver::SolveFromCandidates(
       if (failed || !any_step) break;
 
       // Newton directions dv = -H^-1 grad: stepping dense islands one by
-      // one, the CHOLMOD group once if any of its islands steps (all its
+      // one, the sparse group once if any of its islands steps (all its
       // islands' blocks assembled: the factorization needs them).
       auto t0 = Clock::now();
       bool group_steps = false;

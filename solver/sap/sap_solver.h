@@ -3,9 +3,10 @@
 // time step,
 //   min_v l(v) = 1/2 ||v - v*||_A^2 + sum_k l_k(J_k v),
 // gradient A (v - v*) - J' gamma, Hessian H = A + J' G J (block sparse over
-// the graph of trees and patches, factored with CHOLMOD or dense LLT).
+// the graph of trees and patches, factored by the block Cholesky on that
+// graph, CHOLMOD or dense LLT; docs/theory.md §8).
 //
-// Typical use, one object per simulation so that the CHOLMOD symbolic
+// Typical use, one object per simulation so that the sparse symbolic
 // analysis is reused while the patch graph does not change:
 //   SapSolver solver(parameters);
 //   SapSolverResults r = solver.Solve(problem, &v_previous);
@@ -59,7 +60,7 @@ class SapSolver {
       const SapProblem& problem,
       const std::vector<const Eigen::VectorXd*>& guesses);
 
-  /// CHOLMOD symbolic analyses over this object's lifetime.
+  /// Sparse symbolic analyses over this object's lifetime.
   int total_symbolic_analyses() const;
 
  private:
@@ -71,28 +72,28 @@ class SapSolver {
   // Returns false if it is not numerically positive definite.
   bool SolveDenseIsland(const SapModel& model, const SapModel::Island& island,
                         double* rcond);
-  // The CHOLMOD group: the islands with sparse_island_ set. Factors their
+  // The sparse group: the islands with sparse_island_ set. Factors their
   // Hessian (H_ itself when they are all the islands, else the sub-pattern
   // H_group_) and solves for dv of the stepping ones. Returns false if it is
-  // not numerically positive definite.
+  // not numerically positive definite. One step of iterative refinement.
   bool SolveSparseGroup(const SapModel& model, double* rcond);
 
   SapSolverParameters parameters_;
-  std::unique_ptr<HessianFactorization> factorization_;  // CHOLMOD group
+  std::unique_ptr<HessianFactorization> factorization_;  // sparse group
   CholmodFactorKind factorization_kind_{CholmodFactorKind::kAuto};
   // Workspace reused across iterations and solves.
   Eigen::VectorXd v_, dv_, r_, Ar_, Adv_, Av_, Avstar_, vc_, dvc_, gamma_, jtg_,
       grad_;
-  Eigen::VectorXd vc_alpha_, rhs_;
+  Eigen::VectorXd vc_alpha_, rhs_, refine_rhs_, refine_product_;
   std::vector<Matrix3> G_;
   BlockSparseSymmetricMatrix H_, H_group_;
-  // Per island: factored on its own (dense) or in the CHOLMOD group, and
+  // Per island: factored on its own (dense) or in the sparse group, and
   // whether it takes a Newton step this round.
   std::vector<char> sparse_island_, stepping_;
   std::vector<int> start_candidate_;
   std::vector<Eigen::VectorXd> gathered_guesses_;
   std::vector<int> island_of_tree_;  // participating tree -> island solved
-  // The CHOLMOD group's trees (participating indices, increasing) and, per
+  // The sparse group's trees (participating indices, increasing) and, per
   // off-diagonal block of H_group_, the block of H_ it copies.
   std::vector<int> group_trees_, group_off_diagonal_source_;
   bool group_is_everything_{false};

@@ -40,10 +40,13 @@ struct SapSolverParameters {
   double backtracking_rho{0.8};
   /// Linear solver for the Newton system: kAuto picks dense Eigen LLT for an
   /// island of up to dense_size_threshold participating DOFs or of a single
-  /// tree (one dense block), CHOLMOD for the others.
+  /// tree (one dense block), and factors the others together with the block
+  /// Cholesky on the tree graph (block_sparse_cholesky_factorization.h);
+  /// kBlockSparse and kCholmod factor every island in that one group, with
+  /// the block Cholesky or with CHOLMOD; kDense factors each island densely.
   LinearSolverType linear_solver{LinearSolverType::kAuto};
   int dense_size_threshold{100};
-  /// CHOLMOD's method for the islands it factors. kAuto (cholmod_analyze
+  /// CHOLMOD's method when linear_solver is kCholmod. kAuto (cholmod_analyze
   /// decides by flops per factor entry) picks simplicial for piles, where it
   /// measured 30-40% faster than supernodal with the reference BLAS, and
   /// supernodal for dense-ish 2-D patterns.

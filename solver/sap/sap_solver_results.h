@@ -74,7 +74,7 @@ struct SapSolverStatistics {
   /// Reciprocal condition estimate of the last factored Hessian (the
   /// smallest over the factorizations of the last round; 0 if none).
   double reciprocal_condition{0.0};
-  /// CHOLMOD symbolic analyses performed during this solve (0 when the
+  /// Sparse symbolic analyses performed during this solve (0 when the
   /// previous analysis was reused, or on the dense path).
   int symbolic_analyses{0};
   int participating_trees{0};

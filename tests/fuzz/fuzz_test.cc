@@ -650,7 +650,7 @@ const std::string& ValueFor(const std::string& key, Random& r) {
       {"abs_tolerance", {"0", "1", "1e-14", "1e-300"}},
       {"model", {"sap", "rigid"}},
       {"line_search", {"exact", "backtracking"}},
-      {"linear_solver", {"auto", "dense", "cholmod"}},
+      {"linear_solver", {"auto", "dense", "cholmod", "block_sparse"}},
       {"fixed", {"true", "false"}},
       {"type", {"box", "sphere", "capsule", "plane"}},
       {"material", {"default", "rubber"}},

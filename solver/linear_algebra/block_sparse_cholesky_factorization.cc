@@ -1,0 +1,339 @@
+#include "sapcontact/solver/linear_algebra/block_sparse_cholesky_factorization.h"
+
+#include <Eigen/Cholesky>
+#include <Eigen/OrderingMethods>
+#include <Eigen/SparseCore>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace sapcontact {
+
+void BlockSparseCholeskyFactorization::Analyze(
+    const BlockSparsityPattern& pattern) {
+  const int nb = pattern.num_blocks();
+  const auto& off = pattern.off_diagonal_blocks();
+
+  // AMD on the graph of blocks (Eigen's port of Amestoy, Davis and Duff's
+  // approximate minimum degree; block sizes are not weighted).
+  perm_.resize(nb);
+  if (nb > 0) {
+    std::vector<Eigen::Triplet<double>> entries;
+    entries.reserve(2 * off.size() + nb);
+    for (int b = 0; b < nb; ++b) entries.emplace_back(b, b, 1.0);
+    for (const auto& [i, j] : off) {
+      entries.emplace_back(i, j, 1.0);
+      entries.emplace_back(j, i, 1.0);
+    }
+    Eigen::SparseMatrix<double> graph(nb, nb);
+    graph.setFromTriplets(entries.begin(), entries.end());
+    Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> ordering;
+    Eigen::AMDOrdering<int>()(graph, ordering);
+    // indices()[new] = old (Eigen's SimplicialCholesky convention: it
+    // factors P A P' with P the inverse of this ordering).
+    for (int b = 0; b < nb; ++b) perm_[b] = ordering.indices()[b];
+  }
+  inverse_perm_.assign(nb, -1);
+  for (int b = 0; b < nb; ++b) inverse_perm_[perm_[b]] = b;
+  size_of_.resize(nb);
+  offset_of_.resize(nb);
+  original_offset_.resize(nb);
+  int offset = 0;
+  for (int b = 0; b < nb; ++b) {
+    size_of_[b] = pattern.block_size(perm_[b]);
+    original_offset_[b] = pattern.block_offset(perm_[b]);
+    offset_of_[b] = offset;
+    offset += size_of_[b];
+  }
+
+  // Symbolic factorization on blocks: rows(j) = {i > j: H_ij != 0} united
+  // with rows(c) \ {j} over the elimination-tree children c of j (parent(c)
+  // = min rows(c)).
+  std::vector<std::vector<int>> lower(nb);
+  for (const auto& [i, j] : off) {
+    const int a = inverse_perm_[i], b = inverse_perm_[j];
+    lower[std::min(a, b)].push_back(std::max(a, b));
+  }
+  std::vector<std::vector<int>> children(nb);
+  std::vector<int> mark(nb, -1);
+  row_start_.assign(nb + 1, 0);
+  row_block_.clear();
+  for (int j = 0; j < nb; ++j) {
+    const int first = static_cast<int>(row_block_.size());
+    for (int i : lower[j]) {
+      if (mark[i] != j) {
+        mark[i] = j;
+        row_block_.push_back(i);
+      }
+    }
+    for (int c : children[j]) {
+      for (int r = row_start_[c]; r < row_start_[c + 1]; ++r) {
+        const int i = row_block_[r];
+        if (i != j && mark[i] != j) {
+          mark[i] = j;
+          row_block_.push_back(i);
+        }
+      }
+    }
+    std::sort(row_block_.begin() + first, row_block_.end());
+    row_start_[j + 1] = static_cast<int>(row_block_.size());
+    if (row_start_[j + 1] > first) children[row_block_[first]].push_back(j);
+  }
+
+  // Layout of L: per column, L_jj then the panel.
+  panel_row_.resize(row_block_.size());
+  panel_rows_.assign(nb, 0);
+  diagonal_position_.resize(nb);
+  panel_position_.resize(nb);
+  scalar_row_start_.assign(nb + 1, 0);
+  scalar_row_.clear();
+  long long position = 0;
+  int max_panel = 0;
+  flops_ = 0;
+  for (int j = 0; j < nb; ++j) {
+    const int s = size_of_[j];
+    int m = 0;
+    for (int r = row_start_[j]; r < row_start_[j + 1]; ++r) {
+      panel_row_[r] = m;
+      const int i = row_block_[r];
+      for (int c = 0; c < size_of_[i]; ++c) {
+        scalar_row_.push_back(offset_of_[i] + c);
+      }
+      m += size_of_[i];
+    }
+    scalar_row_start_[j + 1] = static_cast<int>(scalar_row_.size());
+    panel_rows_[j] = m;
+    max_panel = std::max(max_panel, m);
+    diagonal_position_[j] = position;
+    position += static_cast<long long>(s) * s;
+    panel_position_[j] = position;
+    position += static_cast<long long>(m) * s;
+    // LLT of L_jj, the panel's triangular solve and the rank update.
+    flops_ += s * (s + 1.0) * (2.0 * s + 1.0) / 6.0 + m * s * (s + 1.0) +
+              m * (m + 1.0) * s;
+  }
+  if (position > std::numeric_limits<int>::max()) {
+    throw std::invalid_argument(
+        "BlockSparseCholeskyFactorization: the factor has " +
+        std::to_string(position) + " entries, more than the int limit");
+  }
+  values_.assign(position, 0.0);
+
+  // Update targets: block (row a, row b), a >= b, of column j's P P' goes to
+  // L_{row_block[a], row_block[b]}: the diagonal block when a == b, else
+  // the panel of column row_block[b] at the panel row of row_block[a].
+  update_start_.assign(nb + 1, 0);
+  update_target_.clear();
+  update_ld_.clear();
+  update_source_.clear();
+  update_shape_.clear();
+  for (int j = 0; j < nb; ++j) {
+    for (int rb = row_start_[j]; rb < row_start_[j + 1]; ++rb) {
+      const int k = row_block_[rb];
+      for (int ra = rb; ra < row_start_[j + 1]; ++ra) {
+        const int i = row_block_[ra];
+        long long target;
+        int ld;
+        if (ra == rb) {
+          target = diagonal_position_[k];
+          ld = size_of_[k];
+        } else {
+          const auto begin = row_block_.begin() + row_start_[k];
+          const auto end = row_block_.begin() + row_start_[k + 1];
+          const auto it = std::lower_bound(begin, end, i);
+          if (it == end || *it != i) {
+            throw std::logic_error(
+                "BlockSparseCholeskyFactorization: symbolic factorization "
+                "missed a fill block");
+          }
+          const int r = static_cast<int>(it - row_block_.begin());
+          target = panel_position_[k] + panel_row_[r];
+          ld = panel_rows_[k];
+        }
+        update_target_.push_back(target);
+        update_ld_.push_back(ld);
+        update_source_.emplace_back(panel_row_[ra], panel_row_[rb]);
+        update_shape_.emplace_back(size_of_[i], size_of_[k]);
+      }
+    }
+    update_start_[j + 1] = static_cast<int>(update_target_.size());
+  }
+
+  update_.resize(max_panel, max_panel);
+  gathered_.resize(max_panel);
+  permuted_.resize(offset);
+  statistics_.factor_nonzeros = position;
+  ++statistics_.symbolic_analyses;
+}
+
+void BlockSparseCholeskyFactorization::BuildValueMap(
+    const BlockSparsityPattern& pattern) {
+  const int num_off = pattern.num_off_diagonal_blocks();
+  off_diagonal_position_.resize(num_off);
+  off_diagonal_ld_.resize(num_off);
+  off_diagonal_transposed_.resize(num_off);
+  for (int k = 0; k < num_off; ++k) {
+    const auto& [i, j] = pattern.off_diagonal_blocks()[k];
+    const int a = inverse_perm_[i], b = inverse_perm_[j];
+    const int row = std::max(a, b), column = std::min(a, b);
+    const auto begin = row_block_.begin() + row_start_[column];
+    const auto end = row_block_.begin() + row_start_[column + 1];
+    const int r = static_cast<int>(std::lower_bound(begin, end, row) -
+                                   row_block_.begin());
+    off_diagonal_position_[k] = panel_position_[column] + panel_row_[r];
+    off_diagonal_ld_[k] = panel_rows_[column];
+    off_diagonal_transposed_[k] = a < b;
+  }
+}
+
+bool BlockSparseCholeskyFactorization::Factor(
+    const BlockSparseSymmetricMatrix& H) {
+  factored_ = false;
+  size_ = H.size();
+  H.ValidateBlockShapes();
+  const BlockSparsityPattern& pattern = H.pattern();
+  if (!has_pattern_ || pattern != pattern_) {
+    if (has_pattern_ && pattern.HasSameStructureAs(pattern_)) {
+      ++statistics_.block_renumberings;
+    } else {
+      has_pattern_ = false;  // Until the analysis succeeds.
+      Analyze(pattern);
+    }
+    BuildValueMap(pattern);
+    pattern_ = pattern;
+    has_pattern_ = true;
+  }
+  ++statistics_.numeric_factorizations;
+  const int nb = pattern.num_blocks();
+  using MapMatrix = Eigen::Map<Eigen::MatrixXd>;
+  using Stride = Eigen::OuterStride<>;
+  using MapStrided = Eigen::Map<Eigen::MatrixXd, 0, Stride>;
+
+  // Scatter H into L's layout (fill entries start at zero).
+  std::fill(values_.begin(), values_.end(), 0.0);
+  for (int b = 0; b < nb; ++b) {
+    const Eigen::MatrixXd& D = H.diagonal_block(perm_[b]);
+    if (!D.allFinite()) H.ValidateFinite();
+    MapMatrix(values_.data() + diagonal_position_[b], size_of_[b],
+              size_of_[b]) = D;
+  }
+  for (int k = 0; k < pattern.num_off_diagonal_blocks(); ++k) {
+    const Eigen::MatrixXd& B = H.off_diagonal_block(k);
+    if (!B.allFinite()) H.ValidateFinite();
+    if (off_diagonal_transposed_[k]) {
+      MapStrided(values_.data() + off_diagonal_position_[k], B.cols(), B.rows(),
+                 Stride(off_diagonal_ld_[k])) = B.transpose();
+    } else {
+      MapStrided(values_.data() + off_diagonal_position_[k], B.rows(), B.cols(),
+                 Stride(off_diagonal_ld_[k])) = B;
+    }
+  }
+
+  for (int j = 0; j < nb; ++j) {
+    const int s = size_of_[j];
+    MapMatrix D(values_.data() + diagonal_position_[j], s, s);
+    Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(D);
+    if (llt.info() != Eigen::Success) {
+      ++statistics_.failed_factorizations;
+      return false;
+    }
+    const int m = panel_rows_[j];
+    if (m == 0) continue;
+    MapMatrix P(values_.data() + panel_position_[j], m, s);
+    // P <- P L_jj^-T.
+    D.triangularView<Eigen::Lower>()
+        .transpose()
+        .solveInPlace<Eigen::OnTheRight>(P);
+    // U = P P' (lower triangle), scattered block by block.
+    auto U = update_.topLeftCorner(m, m);
+    U.triangularView<Eigen::Lower>().setZero();
+    U.selfadjointView<Eigen::Lower>().rankUpdate(P);
+    for (int p = update_start_[j]; p < update_start_[j + 1]; ++p) {
+      const auto [rows, cols] = update_shape_[p];
+      const auto [ra, rb] = update_source_[p];
+      MapStrided(values_.data() + update_target_[p], rows, cols,
+                 Stride(update_ld_[p])) -= U.block(ra, rb, rows, cols);
+    }
+  }
+  factored_ = true;
+  return true;
+}
+
+void BlockSparseCholeskyFactorization::SolveInPlace(Eigen::VectorXd* b) const {
+  if (!factored_) {
+    throw std::logic_error(
+        "BlockSparseCholeskyFactorization::SolveInPlace: no successful "
+        "Factor()");
+  }
+  if (b == nullptr || b->size() != size_) {
+    throw std::invalid_argument(
+        "BlockSparseCholeskyFactorization::SolveInPlace: b " +
+        (b == nullptr ? std::string("is null")
+                      : "has size " + std::to_string(b->size())) +
+        ", factored size is " + std::to_string(size_));
+  }
+  using ConstMap = Eigen::Map<const Eigen::MatrixXd>;
+  const int nb = static_cast<int>(size_of_.size());
+  Eigen::VectorXd& x = permuted_;
+  for (int j = 0; j < nb; ++j) {
+    x.segment(offset_of_[j], size_of_[j]) =
+        b->segment(original_offset_[j], size_of_[j]);
+  }
+  // L y = b.
+  for (int j = 0; j < nb; ++j) {
+    const int s = size_of_[j], m = panel_rows_[j];
+    auto xj = x.segment(offset_of_[j], s);
+    ConstMap(values_.data() + diagonal_position_[j], s, s)
+        .triangularView<Eigen::Lower>()
+        .solveInPlace(xj);
+    if (m == 0) continue;
+    auto t = gathered_.head(m);
+    t.noalias() = ConstMap(values_.data() + panel_position_[j], m, s) * xj;
+    const int* rows = scalar_row_.data() + scalar_row_start_[j];
+    for (int r = 0; r < m; ++r) x[rows[r]] -= t[r];
+  }
+  // L' x = y.
+  for (int j = nb - 1; j >= 0; --j) {
+    const int s = size_of_[j], m = panel_rows_[j];
+    auto xj = x.segment(offset_of_[j], s);
+    if (m > 0) {
+      auto t = gathered_.head(m);
+      const int* rows = scalar_row_.data() + scalar_row_start_[j];
+      for (int r = 0; r < m; ++r) t[r] = x[rows[r]];
+      xj.noalias() -=
+          ConstMap(values_.data() + panel_position_[j], m, s).transpose() * t;
+    }
+    ConstMap(values_.data() + diagonal_position_[j], s, s)
+        .transpose()
+        .triangularView<Eigen::Upper>()
+        .solveInPlace(xj);
+  }
+  for (int j = 0; j < nb; ++j) {
+    b->segment(original_offset_[j], size_of_[j]) =
+        x.segment(offset_of_[j], size_of_[j]);
+  }
+}
+
+double BlockSparseCholeskyFactorization::ReciprocalConditionEstimate() const {
+  if (!factored_) return 0.0;
+  if (size_ == 0) return 1.0;
+  double lo = std::numeric_limits<double>::infinity(), hi = 0.0;
+  for (size_t j = 0; j < size_of_.size(); ++j) {
+    const int s = size_of_[j];
+    for (int c = 0; c < s; ++c) {
+      const double d = values_[diagonal_position_[j] + c * (s + 1)];
+      lo = std::min(lo, d);
+      hi = std::max(hi, d);
+    }
+  }
+  const double ratio = lo / hi;
+  return ratio * ratio;
+}
+
+std::unique_ptr<HessianFactorization> MakeBlockSparseCholeskyFactorization() {
+  return std::make_unique<BlockSparseCholeskyFactorization>();
+}
+
+}  // namespace sapcontact
