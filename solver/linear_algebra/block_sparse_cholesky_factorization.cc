@@ -5,6 +5,7 @@
 #include <Eigen/SparseCore>
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -161,7 +162,9 @@ void BlockSparseCholeskyFactorization::Analyze(
     update_start_[j + 1] = static_cast<int>(update_target_.size());
   }
 
-  update_.resize(max_panel, max_panel);
+  all_six_ = std::all_of(size_of_.begin(), size_of_.end(),
+                         [](int size) { return size == 6; });
+  update_.resize(all_six_ ? 0 : max_panel, all_six_ ? 0 : max_panel);
   gathered_.resize(max_panel);
   permuted_.resize(offset);
   statistics_.factor_nonzeros = position;
@@ -186,6 +189,58 @@ void BlockSparseCholeskyFactorization::BuildValueMap(
     off_diagonal_ld_[k] = panel_rows_[column];
     off_diagonal_transposed_[k] = a < b;
   }
+}
+
+void BlockSparseCholeskyFactorization::CopyBlocks(
+    const BlockSparseSymmetricMatrix& H) {
+  using MapMatrix = Eigen::Map<Eigen::MatrixXd>;
+  using Stride = Eigen::OuterStride<>;
+  using MapStrided = Eigen::Map<Eigen::MatrixXd, 0, Stride>;
+  const BlockSparsityPattern& pattern = H.pattern();
+  const int nb = pattern.num_blocks();
+  for (int b = 0; b < nb; ++b) {
+    const Eigen::MatrixXd& D = H.diagonal_block(perm_[b]);
+    if (!D.allFinite()) H.ValidateFinite();
+    MapMatrix(values_.data() + diagonal_position_[b], size_of_[b],
+              size_of_[b]) = D;
+  }
+  for (int k = 0; k < pattern.num_off_diagonal_blocks(); ++k) {
+    const Eigen::MatrixXd& B = H.off_diagonal_block(k);
+    if (!B.allFinite()) H.ValidateFinite();
+    if (off_diagonal_transposed_[k]) {
+      MapStrided(values_.data() + off_diagonal_position_[k], B.cols(), B.rows(),
+                 Stride(off_diagonal_ld_[k])) = B.transpose();
+    } else {
+      MapStrided(values_.data() + off_diagonal_position_[k], B.rows(), B.cols(),
+                 Stride(off_diagonal_ld_[k])) = B;
+    }
+  }
+}
+
+void BlockSparseCholeskyFactorization::CopyBlocksOfSixes(
+    const BlockSparseSymmetricMatrix& H) {
+  using Block = Eigen::Matrix<double, 6, 6>;
+  using Stride = Eigen::OuterStride<>;
+  const BlockSparsityPattern& pattern = H.pattern();
+  bool finite = true;
+  for (int b = 0; b < pattern.num_blocks(); ++b) {
+    const Eigen::Map<const Block> D(H.diagonal_block(perm_[b]).data());
+    finite = finite && D.allFinite();
+    Eigen::Map<Block>(values_.data() + diagonal_position_[b]) = D;
+  }
+  for (int k = 0; k < pattern.num_off_diagonal_blocks(); ++k) {
+    const Eigen::Map<const Block> B(H.off_diagonal_block(k).data());
+    finite = finite && B.allFinite();
+    Eigen::Map<Block, 0, Stride> target(
+        values_.data() + off_diagonal_position_[k],
+        Stride(off_diagonal_ld_[k]));
+    if (off_diagonal_transposed_[k]) {
+      target = B.transpose();
+    } else {
+      target = B;
+    }
+  }
+  if (!finite) H.ValidateFinite();
 }
 
 bool BlockSparseCholeskyFactorization::Factor(
@@ -213,25 +268,20 @@ bool BlockSparseCholeskyFactorization::Factor(
 
   // Scatter H into L's layout (fill entries start at zero).
   std::fill(values_.begin(), values_.end(), 0.0);
-  for (int b = 0; b < nb; ++b) {
-    const Eigen::MatrixXd& D = H.diagonal_block(perm_[b]);
-    if (!D.allFinite()) H.ValidateFinite();
-    MapMatrix(values_.data() + diagonal_position_[b], size_of_[b],
-              size_of_[b]) = D;
-  }
-  for (int k = 0; k < pattern.num_off_diagonal_blocks(); ++k) {
-    const Eigen::MatrixXd& B = H.off_diagonal_block(k);
-    if (!B.allFinite()) H.ValidateFinite();
-    if (off_diagonal_transposed_[k]) {
-      MapStrided(values_.data() + off_diagonal_position_[k], B.cols(), B.rows(),
-                 Stride(off_diagonal_ld_[k])) = B.transpose();
-    } else {
-      MapStrided(values_.data() + off_diagonal_position_[k], B.rows(), B.cols(),
-                 Stride(off_diagonal_ld_[k])) = B;
-    }
+  if (all_six_) {
+    CopyBlocksOfSixes(H);
+  } else {
+    CopyBlocks(H);
   }
 
   for (int j = 0; j < nb; ++j) {
+    if (all_six_) {
+      if (!FactorColumnOfSixes(j)) {
+        ++statistics_.failed_factorizations;
+        return false;
+      }
+      continue;
+    }
     const int s = size_of_[j];
     MapMatrix D(values_.data() + diagonal_position_[j], s, s);
     Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(D);
@@ -261,6 +311,41 @@ bool BlockSparseCholeskyFactorization::Factor(
   return true;
 }
 
+bool BlockSparseCholeskyFactorization::FactorColumnOfSixes(int j) {
+  using Block = Eigen::Matrix<double, 6, 6>;
+  using Stride = Eigen::OuterStride<>;
+  Eigen::Map<Block> D(values_.data() + diagonal_position_[j]);
+  const Eigen::LLT<Block, Eigen::Lower> llt(D);
+  if (llt.info() != Eigen::Success) return false;
+  D = llt.matrixLLT();
+  const int m = panel_rows_[j];
+  if (m == 0) return true;
+  double* P = values_.data() + panel_position_[j];
+  // P <- P L_jj^-T by columns (column c of the result is (P_c - sum_{k<c}
+  // L_ck X_k) / L_cc): contiguous loops over the panel's m rows, cheaper at
+  // this size than a general triangular solve's set-up.
+  for (int c = 0; c < 6; ++c) {
+    double* column = P + static_cast<std::ptrdiff_t>(c) * m;
+    for (int k = 0; k < c; ++k) {
+      const double l = D(c, k);
+      const double* solved = P + static_cast<std::ptrdiff_t>(k) * m;
+      for (int r = 0; r < m; ++r) column[r] -= l * solved[r];
+    }
+    const double inverse = 1.0 / D(c, c);
+    for (int r = 0; r < m; ++r) column[r] *= inverse;
+  }
+  // Fixed-size 6 x 6 x 6 products straight into the targets.
+  for (int p = update_start_[j]; p < update_start_[j + 1]; ++p) {
+    const auto [ra, rb] = update_source_[p];
+    const Eigen::Map<const Block, 0, Stride> Pa(P + ra, Stride(m));
+    const Eigen::Map<const Block, 0, Stride> Pb(P + rb, Stride(m));
+    Eigen::Map<Block, 0, Stride>(values_.data() + update_target_[p],
+                                 Stride(update_ld_[p]))
+        .noalias() -= Pa * Pb.transpose();
+  }
+  return true;
+}
+
 void BlockSparseCholeskyFactorization::SolveInPlace(Eigen::VectorXd* b) const {
   if (!factored_) {
     throw std::logic_error(
@@ -274,13 +359,27 @@ void BlockSparseCholeskyFactorization::SolveInPlace(Eigen::VectorXd* b) const {
                       : "has size " + std::to_string(b->size())) +
         ", factored size is " + std::to_string(size_));
   }
-  using ConstMap = Eigen::Map<const Eigen::MatrixXd>;
   const int nb = static_cast<int>(size_of_.size());
   Eigen::VectorXd& x = permuted_;
   for (int j = 0; j < nb; ++j) {
     x.segment(offset_of_[j], size_of_[j]) =
         b->segment(original_offset_[j], size_of_[j]);
   }
+  if (all_six_) {
+    SolveBlocksOfSixes(&x);
+  } else {
+    SolveBlocks(&x);
+  }
+  for (int j = 0; j < nb; ++j) {
+    b->segment(original_offset_[j], size_of_[j]) =
+        x.segment(offset_of_[j], size_of_[j]);
+  }
+}
+
+void BlockSparseCholeskyFactorization::SolveBlocks(Eigen::VectorXd* xp) const {
+  using ConstMap = Eigen::Map<const Eigen::MatrixXd>;
+  const int nb = static_cast<int>(size_of_.size());
+  Eigen::VectorXd& x = *xp;
   // L y = b.
   for (int j = 0; j < nb; ++j) {
     const int s = size_of_[j], m = panel_rows_[j];
@@ -310,9 +409,43 @@ void BlockSparseCholeskyFactorization::SolveInPlace(Eigen::VectorXd* b) const {
         .triangularView<Eigen::Upper>()
         .solveInPlace(xj);
   }
+}
+
+void BlockSparseCholeskyFactorization::SolveBlocksOfSixes(
+    Eigen::VectorXd* xp) const {
+  using Block = Eigen::Matrix<double, 6, 6>;
+  using Vector6 = Eigen::Matrix<double, 6, 1>;
+  using Stride = Eigen::OuterStride<>;
+  const int nb = static_cast<int>(size_of_.size());
+  double* x = xp->data();
+  // L y = b.
   for (int j = 0; j < nb; ++j) {
-    b->segment(original_offset_[j], size_of_[j]) =
-        x.segment(offset_of_[j], size_of_[j]);
+    Eigen::Map<Vector6> xj(x + offset_of_[j]);
+    Eigen::Map<const Block>(values_.data() + diagonal_position_[j])
+        .triangularView<Eigen::Lower>()
+        .solveInPlace(xj);
+    const int m = panel_rows_[j];
+    const double* P = values_.data() + panel_position_[j];
+    for (int r = row_start_[j]; r < row_start_[j + 1]; ++r) {
+      Eigen::Map<Vector6>(x + offset_of_[row_block_[r]]).noalias() -=
+          Eigen::Map<const Block, 0, Stride>(P + panel_row_[r], Stride(m)) * xj;
+    }
+  }
+  // L' x = y.
+  for (int j = nb - 1; j >= 0; --j) {
+    Eigen::Map<Vector6> xj(x + offset_of_[j]);
+    const int m = panel_rows_[j];
+    const double* P = values_.data() + panel_position_[j];
+    for (int r = row_start_[j]; r < row_start_[j + 1]; ++r) {
+      xj.noalias() -=
+          Eigen::Map<const Block, 0, Stride>(P + panel_row_[r], Stride(m))
+              .transpose() *
+          Eigen::Map<const Vector6>(x + offset_of_[row_block_[r]]);
+    }
+    Eigen::Map<const Block>(values_.data() + diagonal_position_[j])
+        .transpose()
+        .triangularView<Eigen::Upper>()
+        .solveInPlace(xj);
   }
 }
 

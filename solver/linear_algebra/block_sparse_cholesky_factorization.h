@@ -56,12 +56,25 @@ class BlockSparseCholeskyFactorization final : public HessianFactorization {
  private:
   // Fill-reducing ordering and symbolic factorization of `pattern`.
   void Analyze(const BlockSparsityPattern& pattern);
+  // H's blocks into their places in values_ (any sizes; all 6 x 6). Throw
+  // (H.ValidateFinite) on a NaN or infinite entry.
+  void CopyBlocks(const BlockSparseSymmetricMatrix& H);
+  void CopyBlocksOfSixes(const BlockSparseSymmetricMatrix& H);
+  // Column j when every block is 6 x 6 (free bodies): fixed-size kernels,
+  // the rank update's blocks multiplied straight into their targets.
+  // Returns false on a non-positive pivot.
+  bool FactorColumnOfSixes(int j);
+  // Forward and back substitution on the permuted vector (any sizes; all
+  // 6 x 6).
+  void SolveBlocks(Eigen::VectorXd* x) const;
+  void SolveBlocksOfSixes(Eigen::VectorXd* x) const;
   // Where each block of H goes in values_ (after Analyze, or after a
   // renumbering of the same blocks).
   void BuildValueMap(const BlockSparsityPattern& pattern);
 
   BlockSparsityPattern pattern_;  // The one analysed and mapped.
   bool has_pattern_{false};
+  bool all_six_{false};  // every block is 6 x 6
 
   // Ordering: block perm_[b] of H is block b of L (b = "new" index).
   std::vector<int> perm_, inverse_perm_;

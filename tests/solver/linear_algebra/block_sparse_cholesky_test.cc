@@ -133,12 +133,17 @@ TEST(BlockSparseCholesky, AnalysisOncePerPatternValueMapOnRenumbering) {
   EXPECT_EQ(f.statistics().failed_factorizations, 0);
 }
 
-TEST(BlockSparseCholesky, NotPositiveDefiniteAndNonFiniteInput) {
+class BlockSparseCholeskySizes : public testing::TestWithParam<bool> {};
+
+// Mixed block sizes (the general kernels) and all 6 x 6 (the fixed-size
+// ones).
+TEST_P(BlockSparseCholeskySizes, NotPositiveDefiniteAndNonFiniteInput) {
   std::mt19937 rng(5);
   const int num_blocks = 40;
-  BlockSparseSymmetricMatrix H(
-      BlockSparsityPattern(test::RandomBlockSizes(num_blocks, 6, &rng),
-                           test::ChainEdges(num_blocks)));
+  BlockSparseSymmetricMatrix H(BlockSparsityPattern(
+      GetParam() ? std::vector<int>(num_blocks, 6)
+                 : test::RandomBlockSizes(num_blocks, 6, &rng),
+      test::ChainEdges(num_blocks)));
   BlockSparseCholeskyFactorization f;
   test::FillRandomSpd(&H, &rng);
   H.diagonal_block(num_blocks / 2)(0, 0) = -1.0;
@@ -168,6 +173,12 @@ TEST(BlockSparseCholesky, NotPositiveDefiniteAndNonFiniteInput) {
   }
   EXPECT_FALSE(f.is_factored());
 }
+
+INSTANTIATE_TEST_SUITE_P(MixedAndSixes, BlockSparseCholeskySizes,
+                         testing::Values(false, true),
+                         [](const testing::TestParamInfo<bool>& info) {
+                           return info.param ? "AllSix" : "Mixed";
+                         });
 
 // The pivot-ratio estimate (as cholmod_rcond): exact for a diagonal matrix,
 // never below 1 / cond_2 for a known spectrum.
