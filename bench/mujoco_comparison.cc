@@ -52,6 +52,7 @@ struct EngineRun {
   double us_collision{0}, us_model{0}, us_assembly{0}, us_factorization{0},
       us_line_search{0}, us_solver_other{0};
   double mean_factorizations{0};
+  double mean_line_search_iterations{0};
 };
 
 constexpr int kMaxRepeats = 3;
@@ -70,7 +71,8 @@ EngineRun RunSapcontact(const ComparisonScene& s, double dt, double sigma) {
       const Scene scene = LoadSceneFromString(yaml, s.name);
       TimeStepper stepper(scene);
       r.steps = Steps(s, dt);
-      long long iterations = 0, contacts = 0, factorizations = 0;
+      long long iterations = 0, contacts = 0, factorizations = 0,
+                line_search_iterations = 0;
       double collision = 0, model = 0, assembly = 0, factorization = 0,
              line_search = 0, solver_other = 0;
       const auto start = Clock::now();
@@ -86,6 +88,7 @@ EngineRun RunSapcontact(const ComparisonScene& s, double dt, double sigma) {
         line_search += st.time_line_search;
         solver_other += st.time_other;
         factorizations += st.factorizations;
+        line_search_iterations += st.line_search_iterations;
       }
       const double seconds =
           std::chrono::duration<double>(Clock::now() - start).count();
@@ -98,6 +101,8 @@ EngineRun RunSapcontact(const ComparisonScene& s, double dt, double sigma) {
       r.us_line_search = line_search * per_step;
       r.us_solver_other = solver_other * per_step;
       r.mean_factorizations = static_cast<double>(factorizations) / r.steps;
+      r.mean_line_search_iterations =
+          static_cast<double>(line_search_iterations) / r.steps;
       r.mean_iterations = static_cast<double>(iterations) / r.steps;
       r.mean_contacts = static_cast<double>(contacts) / r.steps;
       std::vector<Eigen::Vector3d> final;
@@ -305,10 +310,11 @@ int Main(int argc, char** argv) {
       if (phases && a.ok) {
         std::printf(
             "  phases us/step: collision %.1f, model %.1f, assembly %.1f, "
-            "factorization %.1f (%.2f per step), line search %.1f, other "
-            "solver %.1f\n",
+            "factorization %.1f (%.2f per step), line search %.1f (%.2f "
+            "iterations per step), other solver %.1f\n",
             a.us_collision, a.us_model, a.us_assembly, a.us_factorization,
-            a.mean_factorizations, a.us_line_search, a.us_solver_other);
+            a.mean_factorizations, a.us_line_search,
+            a.mean_line_search_iterations, a.us_solver_other);
       }
       std::fflush(stdout);
       if (csv.is_open()) {
