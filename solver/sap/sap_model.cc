@@ -7,6 +7,28 @@
 
 namespace sapcontact {
 
+namespace {
+
+// A^-1 = L^-T L^-1 of a 6 x 6 SPD A from its Cholesky factor (the lower
+// triangle of `llt`), with L^-1 by forward substitution: fixed-size loops,
+// where Eigen's LLT::solve(Identity) runs its general blocked triangular
+// solve (2-4 times the instructions of the whole model of one box).
+Eigen::Matrix<double, 6, 6> InverseFromCholesky(
+    const Eigen::Matrix<double, 6, 6>& llt) {
+  Eigen::Matrix<double, 6, 6> L_inverse = Eigen::Matrix<double, 6, 6>::Zero();
+  for (int j = 0; j < 6; ++j) {
+    L_inverse(j, j) = 1.0 / llt(j, j);
+    for (int i = j + 1; i < 6; ++i) {
+      double sum = 0.0;
+      for (int k = j; k < i; ++k) sum += llt(i, k) * L_inverse(k, j);
+      L_inverse(i, j) = -sum / llt(i, i);
+    }
+  }
+  return L_inverse.transpose() * L_inverse;
+}
+
+}  // namespace
+
 SapModel::SapModel(const SapProblem& problem,
                    const RegularizationParameters& reg)
     : problem_(&problem) {
@@ -44,7 +66,7 @@ SapModel::SapModel(const SapProblem& problem,
     if (sizes_[p] == 6) {
       const Eigen::LLT<Matrix6> llt(tree.A);
       spd = llt.info() == Eigen::Success;
-      if (spd) A_inv6[p] = llt.solve(Matrix6::Identity());
+      if (spd) A_inv6[p] = InverseFromCholesky(llt.matrixLLT());
     } else {
       const Eigen::LLT<Eigen::MatrixXd> llt(tree.A);
       spd = llt.info() == Eigen::Success;
