@@ -1,6 +1,7 @@
-// Dense (Eigen LLT) and CHOLMOD factorizations of block-sparse SPD matrices
-// with tree/patch patterns (SAP paper §IV-D): the two solvers are independent,
-// and every solution is also checked by its residual with the block product.
+// Dense (Eigen LLT), block Cholesky and CHOLMOD factorizations of
+// block-sparse SPD matrices with tree/patch patterns (SAP paper §IV-D): the
+// solvers are independent, and every solution is also checked by its
+// residual with the block product.
 #include "sapcontact/solver/linear_algebra/hessian_factorization.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sapcontact/solver/linear_algebra/block_sparse_cholesky_factorization.h"
 #include "sapcontact/solver/linear_algebra/cholmod_hessian_factorization.h"
 #include "sapcontact/solver/linear_algebra/dense_hessian_factorization.h"
 #include "tests/solver/linear_algebra/random_block_sparse_matrices.h"
@@ -93,72 +95,81 @@ TEST(HessianFactorization, SymbolicAnalysisOncePerPattern) {
   std::mt19937 rng(3);
   const int num_blocks = 60;
   const std::vector<int> sizes = test::RandomBlockSizes(num_blocks, 12, &rng);
-  std::vector<std::pair<int, int>> edges = test::RandomEdges(60, 120, &rng);
-  BlockSparseSymmetricMatrix H(BlockSparsityPattern(sizes, edges));
+  const std::vector<std::pair<int, int>> edges0 =
+      test::RandomEdges(60, 120, &rng);
 
-  CholmodHessianFactorization cholmod;
-  DenseHessianFactorization dense;
-  for (int iteration = 0; iteration < 5; ++iteration) {
-    test::FillRandomSpd(&H, &rng, 0.1 + iteration);  // New values.
-    ASSERT_TRUE(cholmod.Factor(H));
-    ASSERT_TRUE(dense.Factor(H));
-    const Eigen::VectorXd b = test::RandomVector(H.size(), &rng);
-    Eigen::VectorXd x = b, x_dense = b;
-    cholmod.SolveInPlace(&x);
-    dense.SolveInPlace(&x_dense);
-    EXPECT_LT(RelativeResidual(H, x, b), 1e-14);
-    EXPECT_LT((x - x_dense).norm(), 1e-10 * x_dense.norm());
+  for (auto make : {MakeCholmodHessianFactorization,
+                    MakeBlockSparseCholeskyFactorization}) {
+    const std::unique_ptr<HessianFactorization> sparse = make();
+    HessianFactorization& f = *sparse;
+    SCOPED_TRACE(ToString(f.type()));
+    DenseHessianFactorization dense;
+    std::vector<std::pair<int, int>> edges = edges0;
+    BlockSparseSymmetricMatrix H(BlockSparsityPattern(sizes, edges));
+    for (int iteration = 0; iteration < 5; ++iteration) {
+      test::FillRandomSpd(&H, &rng, 0.1 + iteration);  // New values.
+      ASSERT_TRUE(f.Factor(H));
+      ASSERT_TRUE(dense.Factor(H));
+      const Eigen::VectorXd b = test::RandomVector(H.size(), &rng);
+      Eigen::VectorXd x = b, x_dense = b;
+      f.SolveInPlace(&x);
+      dense.SolveInPlace(&x_dense);
+      EXPECT_LT(RelativeResidual(H, x, b), 1e-14);
+      EXPECT_LT((x - x_dense).norm(), 1e-10 * x_dense.norm());
+    }
+    EXPECT_EQ(f.statistics().symbolic_analyses, 1);
+    EXPECT_EQ(f.statistics().numeric_factorizations, 5);
+    EXPECT_EQ(dense.statistics().symbolic_analyses, 0);
+    EXPECT_EQ(dense.statistics().numeric_factorizations, 5);
+
+    // An equal pattern held by another matrix (the next time step) reuses it.
+    BlockSparseSymmetricMatrix H_next(BlockSparsityPattern(sizes, edges));
+    test::FillRandomSpd(&H_next, &rng);
+    ASSERT_TRUE(f.Factor(H_next));
+    EXPECT_EQ(f.statistics().symbolic_analyses, 1);
+
+    // The same blocks listed in another order: the analysis is reused, the
+    // value map is rebuilt (the solution proves the values went to the right
+    // places).
+    std::vector<std::pair<int, int>> reversed(edges.rbegin(), edges.rend());
+    BlockSparseSymmetricMatrix H_reordered(
+        BlockSparsityPattern(sizes, reversed));
+    test::FillRandomSpd(&H_reordered, &rng);
+    ASSERT_TRUE(f.Factor(H_reordered));
+    EXPECT_EQ(f.statistics().symbolic_analyses, 1);
+    EXPECT_EQ(f.statistics().block_renumberings, 1);
+    Eigen::VectorXd b = test::RandomVector(H.size(), &rng), x = b;
+    f.SolveInPlace(&x);
+    EXPECT_LT(RelativeResidual(H_reordered, x, b), 1e-14);
+
+    // A new contact patch changes the pattern: a new analysis.
+    int a = 0;
+    while (H.pattern().off_diagonal_block_index(a + 1, a) >= 0) ++a;
+    edges.emplace_back(a + 1, a);
+    BlockSparseSymmetricMatrix H_new(BlockSparsityPattern(sizes, edges));
+    test::FillRandomSpd(&H_new, &rng);
+    ASSERT_TRUE(f.Factor(H_new));
+    EXPECT_EQ(f.statistics().symbolic_analyses, 2);
+    b = test::RandomVector(H.size(), &rng);
+    x = b;
+    f.SolveInPlace(&x);
+    EXPECT_LT(RelativeResidual(H_new, x, b), 1e-14);
+    EXPECT_EQ(f.statistics().numeric_factorizations, 8);
+
+    // Same graph, one block size changed: a new analysis.
+    std::vector<int> new_sizes = sizes;
+    new_sizes[7] = sizes[7] % 12 + 1;
+    BlockSparseSymmetricMatrix H_resized(
+        BlockSparsityPattern(new_sizes, edges));
+    test::FillRandomSpd(&H_resized, &rng);
+    ASSERT_TRUE(f.Factor(H_resized));
+    EXPECT_EQ(f.statistics().symbolic_analyses, 3);
+    b = test::RandomVector(H_resized.size(), &rng);
+    x = b;
+    f.SolveInPlace(&x);
+    EXPECT_LT(RelativeResidual(H_resized, x, b), 1e-14);
+    EXPECT_EQ(f.statistics().failed_factorizations, 0);
   }
-  EXPECT_EQ(cholmod.statistics().symbolic_analyses, 1);
-  EXPECT_EQ(cholmod.statistics().numeric_factorizations, 5);
-  EXPECT_EQ(dense.statistics().symbolic_analyses, 0);
-  EXPECT_EQ(dense.statistics().numeric_factorizations, 5);
-
-  // An equal pattern held by another matrix (the next time step) reuses it.
-  BlockSparseSymmetricMatrix H_next(BlockSparsityPattern(sizes, edges));
-  test::FillRandomSpd(&H_next, &rng);
-  ASSERT_TRUE(cholmod.Factor(H_next));
-  EXPECT_EQ(cholmod.statistics().symbolic_analyses, 1);
-
-  // The same blocks listed in another order: the analysis is reused, the
-  // value map is rebuilt (the solution proves the values went to the right
-  // places).
-  std::vector<std::pair<int, int>> reversed(edges.rbegin(), edges.rend());
-  BlockSparseSymmetricMatrix H_reordered(BlockSparsityPattern(sizes, reversed));
-  test::FillRandomSpd(&H_reordered, &rng);
-  ASSERT_TRUE(cholmod.Factor(H_reordered));
-  EXPECT_EQ(cholmod.statistics().symbolic_analyses, 1);
-  EXPECT_EQ(cholmod.statistics().block_renumberings, 1);
-  Eigen::VectorXd b = test::RandomVector(H.size(), &rng), x = b;
-  cholmod.SolveInPlace(&x);
-  EXPECT_LT(RelativeResidual(H_reordered, x, b), 1e-14);
-
-  // A new contact patch changes the pattern: a new analysis.
-  int a = 0;
-  while (H.pattern().off_diagonal_block_index(a + 1, a) >= 0) ++a;
-  edges.emplace_back(a + 1, a);
-  BlockSparseSymmetricMatrix H_new(BlockSparsityPattern(sizes, edges));
-  test::FillRandomSpd(&H_new, &rng);
-  ASSERT_TRUE(cholmod.Factor(H_new));
-  EXPECT_EQ(cholmod.statistics().symbolic_analyses, 2);
-  b = test::RandomVector(H.size(), &rng);
-  x = b;
-  cholmod.SolveInPlace(&x);
-  EXPECT_LT(RelativeResidual(H_new, x, b), 1e-14);
-  EXPECT_EQ(cholmod.statistics().numeric_factorizations, 8);
-
-  // Same graph, one block size changed: a new analysis.
-  std::vector<int> new_sizes = sizes;
-  new_sizes[7] = sizes[7] % 12 + 1;
-  BlockSparseSymmetricMatrix H_resized(BlockSparsityPattern(new_sizes, edges));
-  test::FillRandomSpd(&H_resized, &rng);
-  ASSERT_TRUE(cholmod.Factor(H_resized));
-  EXPECT_EQ(cholmod.statistics().symbolic_analyses, 3);
-  b = test::RandomVector(H_resized.size(), &rng);
-  x = b;
-  cholmod.SolveInPlace(&x);
-  EXPECT_LT(RelativeResidual(H_resized, x, b), 1e-14);
-  EXPECT_EQ(cholmod.statistics().failed_factorizations, 0);
 }
 
 TEST(HessianFactorization, NotPositiveDefiniteReturnsFalseSilently) {
@@ -168,7 +179,8 @@ TEST(HessianFactorization, NotPositiveDefiniteReturnsFalseSilently) {
       BlockSparsityPattern(test::RandomBlockSizes(num_blocks, 6, &rng),
                            test::ChainEdges(num_blocks)));
   for (auto make :
-       {MakeDenseHessianFactorization, MakeCholmodHessianFactorization}) {
+       {MakeDenseHessianFactorization, MakeCholmodHessianFactorization,
+        MakeBlockSparseCholeskyFactorization}) {
     const std::unique_ptr<HessianFactorization> f = make();
     SCOPED_TRACE(ToString(f->type()));
     // Indefinite: one negative diagonal entry deep inside the chain.
@@ -200,7 +212,7 @@ TEST(HessianFactorization, NotPositiveDefiniteReturnsFalseSilently) {
     EXPECT_EQ(f->statistics().numeric_factorizations, 3);
     EXPECT_EQ(f->statistics().failed_factorizations, 2);
     EXPECT_EQ(f->statistics().symbolic_analyses,
-              f->type() == LinearSolverType::kCholmod ? 1 : 0);
+              f->type() == LinearSolverType::kDense ? 0 : 1);
   }
 }
 
@@ -211,7 +223,8 @@ TEST(HessianFactorization, NonFiniteEntriesThrowNamingTheBlock) {
   }
   H.off_diagonal_block(0)(0, 1) = std::numeric_limits<double>::infinity();
   for (auto make :
-       {MakeDenseHessianFactorization, MakeCholmodHessianFactorization}) {
+       {MakeDenseHessianFactorization, MakeCholmodHessianFactorization,
+        MakeBlockSparseCholeskyFactorization}) {
     const std::unique_ptr<HessianFactorization> f = make();
     try {
       f->Factor(H);
@@ -227,7 +240,8 @@ TEST(HessianFactorization, NonFiniteEntriesThrowNamingTheBlock) {
   H.off_diagonal_block(0).setZero();
   H.diagonal_block(1).resize(2, 2);
   for (auto make :
-       {MakeDenseHessianFactorization, MakeCholmodHessianFactorization}) {
+       {MakeDenseHessianFactorization, MakeCholmodHessianFactorization,
+        MakeBlockSparseCholeskyFactorization}) {
     EXPECT_THROW(make()->Factor(H), std::invalid_argument);
   }
 }
@@ -247,7 +261,8 @@ TEST(HessianFactorization, ConditionEstimateOfDiagonalMatrix) {
     }
   }
   for (auto make :
-       {MakeDenseHessianFactorization, MakeCholmodHessianFactorization}) {
+       {MakeDenseHessianFactorization, MakeCholmodHessianFactorization,
+        MakeBlockSparseCholeskyFactorization}) {
     const std::unique_ptr<HessianFactorization> f = make();
     SCOPED_TRACE(ToString(f->type()));
     ASSERT_TRUE(f->Factor(H));
@@ -294,11 +309,15 @@ TEST(HessianFactorization, ConditionEstimateBoundsOnKnownSpectrum) {
   EXPECT_GE(dense_rcond, rcond_1 * (1 - 1e-8));
   EXPECT_LE(dense_rcond, 10 * rcond_1);
 
-  CholmodHessianFactorization cholmod;
-  ASSERT_TRUE(cholmod.Factor(H));
-  const double cholmod_rcond = cholmod.ReciprocalConditionEstimate();
-  EXPECT_GE(cholmod_rcond, rcond_2 * (1 - 1e-8));
-  EXPECT_LE(cholmod_rcond, 1.0);
+  // The pivot ratio of either sparse factorization.
+  for (auto make : {MakeCholmodHessianFactorization,
+                    MakeBlockSparseCholeskyFactorization}) {
+    const std::unique_ptr<HessianFactorization> f = make();
+    ASSERT_TRUE(f->Factor(H));
+    const double pivot_rcond = f->ReciprocalConditionEstimate();
+    EXPECT_GE(pivot_rcond, rcond_2 * (1 - 1e-8));
+    EXPECT_LE(pivot_rcond, 1.0);
+  }
 }
 
 TEST(HessianFactorization, FactoryPreconditionsAndMoves) {
@@ -345,7 +364,8 @@ TEST(HessianFactorization, FactoryPreconditionsAndMoves) {
   // The empty matrix (no trees) factors trivially.
   BlockSparseSymmetricMatrix empty((BlockSparsityPattern()));
   for (auto make :
-       {MakeDenseHessianFactorization, MakeCholmodHessianFactorization}) {
+       {MakeDenseHessianFactorization, MakeCholmodHessianFactorization,
+        MakeBlockSparseCholeskyFactorization}) {
     const std::unique_ptr<HessianFactorization> f = make();
     ASSERT_TRUE(f->Factor(empty));
     Eigen::VectorXd e(0);
