@@ -2,6 +2,22 @@
 
 namespace sapcontact {
 
+void ContactConstraint::EvaluateAlong(const Vector3& v_c, const Vector3& dv_c,
+                                      ContactConstraintRayState* state) const {
+  const double inv_Rn = 1.0 / reg_.R_n;
+  const double inv_Rt = 1.0 / reg_.R_t;
+  const Vector3 y(-inv_Rn * (v_c(kNormal) - reg_.v_hat_n),
+                  -inv_Rt * v_c(kTangent1), -inv_Rt * v_c(kTangent2));
+  // G dv_c = (dgamma/dy) R^-1 dv_c.
+  const Vector3 u(inv_Rn * dv_c(kNormal), inv_Rt * dv_c(kTangent1),
+                  inv_Rt * dv_c(kTangent2));
+  const FrictionConeProjection p = ProjectOntoFrictionCone(
+      y, reg_.mu, reg_.R_n, reg_.R_t, epsilon_s_, false, &u);
+  state->gamma = p.gamma;
+  state->cost = p.cost;
+  state->curvature = dv_c.dot(p.dgamma_along);
+}
+
 void ContactConstraint::Evaluate(const Vector3& v_c, bool with_hessian,
                                  ContactConstraintState* state) const {
   const double inv_Rn = 1.0 / reg_.R_n;

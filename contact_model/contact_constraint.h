@@ -23,6 +23,16 @@ struct ContactConstraintState {
   ProjectionRegion region{ProjectionRegion::kNoContact};
 };
 
+/// One constraint along a line v_c + alpha dv_c of the exact line search
+/// (SAP paper §IV-C), at one alpha.
+struct ContactConstraintRayState {
+  Vector3 gamma{Vector3::Zero()};  ///< [N*s]
+  double cost{0.0};                ///< l_k [J]
+  /// dv_c' G dv_c = d^2 l_k / d alpha^2 [J per unit of alpha^2], from
+  /// (dgamma/dy) applied to R^-1 dv_c without forming G.
+  double curvature{0.0};
+};
+
 /// The SAP friction-cone constraint of one contact.
 class ContactConstraint {
  public:
@@ -40,6 +50,11 @@ class ContactConstraint {
   /// v_hat)).
   void Evaluate(const Vector3& v_c, bool with_hessian,
                 ContactConstraintState* state) const;
+
+  /// gamma, cost and the curvature dv_c' G dv_c at v_c along dv_c [m/s]: what
+  /// the exact line search needs, at a fraction of Evaluate()'s cost with G.
+  void EvaluateAlong(const Vector3& v_c, const Vector3& dv_c,
+                     ContactConstraintRayState* state) const;
 
   /// Convenience form of Evaluate().
   ContactConstraintState Evaluate(const Vector3& v_c,

@@ -7,7 +7,8 @@ namespace sapcontact {
 FrictionConeProjection ProjectOntoFrictionCone(const Vector3& y, double mu,
                                                double R_n, double R_t,
                                                double epsilon_s,
-                                               bool with_derivative) {
+                                               bool with_derivative,
+                                               const Vector3* direction) {
   FrictionConeProjection out;
   const double y_n = y(kNormal);
   const Vector2 y_t = Tangential(y);
@@ -19,6 +20,7 @@ FrictionConeProjection ProjectOntoFrictionCone(const Vector3& y, double mu,
     out.gamma = y;
     out.cost = 0.5 * (R_n * y_n * y_n + R_t * y_r * y_r);
     if (with_derivative) out.dgamma_dy.setIdentity();
+    if (direction) out.dgamma_along = *direction;
     return out;
   }
   if (y_n < -mu * ratio * y_r) {  // Region III (open polar cone).
@@ -37,6 +39,18 @@ FrictionConeProjection ProjectOntoFrictionCone(const Vector3& y, double mu,
   out.gamma.segment<2>(kTangent1) = mu * gamma_n * t_hat;
   const double gamma_r = mu * gamma_n;
   out.cost = 0.5 * (R_n * gamma_n * gamma_n + R_t * gamma_r * gamma_r);
+  if (direction) {
+    // The rows of dgamma_dy below applied to u: with s = t_hat' u_t,
+    // (D u)_n = (u_n + mu ratio s) / (1 + mu_tilde^2) and
+    // (D u)_t = mu (D u)_n t_hat + (gamma_r / y_r) (u_t - s t_hat).
+    const Vector3& u = *direction;
+    const Vector2 u_t = Tangential(u);
+    const double s = t_hat.dot(u_t);
+    const double along_n = (u(kNormal) + mu * ratio * s) * inv_den;
+    out.dgamma_along(kNormal) = along_n;
+    out.dgamma_along.segment<2>(kTangent1) =
+        (mu * along_n) * t_hat + (gamma_r / y_r) * (u_t - s * t_hat);
+  }
   if (with_derivative) {
     // d gamma_n / dy = [1, mu ratio t_hat'] / (1 + mu_tilde^2);
     // d t_hat / dy_t = (I - t_hat t_hat') / ||y_t||_s.

@@ -28,6 +28,9 @@ struct FrictionConeProjection {
   /// the region boundaries, and satisfies dl/dy = R gamma exactly.
   double cost{0.0};
   ProjectionRegion region{ProjectionRegion::kNoContact};
+  /// (dgamma/dy) u for the direction u passed to ProjectOntoFrictionCone, if
+  /// any [N*s per unit of u], computed without forming dgamma_dy.
+  Vector3 dgamma_along{Vector3::Zero()};
 };
 
 /// gamma = P_F(y) = argmin_{g in F} ||g - y||_R with F = {||g_t|| <= mu g_n}
@@ -49,9 +52,11 @@ struct FrictionConeProjection {
 /// @param R_n, R_t  regularization [(m/s)/(N*s)], > 0.
 /// @param epsilon_s soft-norm tolerance [N*s], >= 0.
 /// @param with_derivative  compute dgamma_dy (else left zero).
-FrictionConeProjection ProjectOntoFrictionCone(const Vector3& y, double mu,
-                                               double R_n, double R_t,
-                                               double epsilon_s,
-                                               bool with_derivative = true);
+/// @param direction  if not null, a direction u in y space: dgamma_along =
+///                   (dgamma/dy) u, at O(1) cost (the exact line search's
+///                   second derivative, SAP paper §IV-C).
+FrictionConeProjection ProjectOntoFrictionCone(
+    const Vector3& y, double mu, double R_n, double R_t, double epsilon_s,
+    bool with_derivative = true, const Vector3* direction = nullptr);
 
 }  // namespace sapcontact

@@ -91,15 +91,15 @@ double SapSolver::LineSearch(const SapModel& model,
   auto eval = [&](double alpha, double* cost, double* d1, double* d2) {
     double constraint_cost = 0.0;
     double dvc_gamma = 0.0, dvc_G_dvc = 0.0;
-    ContactConstraintState s;
+    ContactConstraintRayState s;
     for (int k : island.contacts) {
       const auto& c = model.contacts()[k].constraint;
       const Vector3 dvc = dvc_.segment<3>(3 * k);
       const Vector3 vc = vc_.segment<3>(3 * k) + alpha * dvc;
-      c.Evaluate(vc, d2 != nullptr, &s);
+      c.EvaluateAlong(vc, dvc, &s);
       constraint_cost += s.cost;
       dvc_gamma += dvc.dot(s.gamma);
-      if (d2) dvc_G_dvc += dvc.dot(s.G * dvc);
+      dvc_G_dvc += s.curvature;
     }
     if (cost)
       *cost = lA0_ + alpha * a1_ + 0.5 * alpha * alpha * a2_ + constraint_cost;

@@ -119,6 +119,38 @@ TEST(ContactConstraint, DerivativesMatchFiniteDifferences) {
       tested[1], tested[2], tested[3], worst_dgdy, worst_G, worst_grad);
 }
 
+// The line search's evaluation along a ray against the full one: same gamma
+// and cost bitwise, and the curvature dv_c' G dv_c of the (finite-difference
+// checked) G above, in every region, for random directions.
+TEST(ContactConstraint, EvaluationAlongARayMatchesTheFullHessian) {
+  std::mt19937 rng(11);
+  std::normal_distribution<double> normal;
+  int tested[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 3000; ++i) {
+    const auto s = RandomSample(&rng);
+    const auto info = ClassifyExact(s.y, s.mu, s.R_t / s.R_n);
+    const double ynorm = s.y.norm();
+    const ContactRegularization reg =
+        MakeRegularization(s.mu, s.R_n, s.R_t, 0.3 * ynorm * s.R_n);
+    const ContactConstraint c(reg, kEps);
+    const Vector3 v_c = reg.v_hat() - reg.R().cwiseProduct(s.y);
+    const Vector3 dv_c(normal(rng), normal(rng), normal(rng));
+    const ContactConstraintState full = c.Evaluate(v_c);
+    ContactConstraintRayState ray;
+    c.EvaluateAlong(v_c, dv_c, &ray);
+    EXPECT_EQ(ray.gamma, full.gamma) << "sample " << i;
+    EXPECT_EQ(ray.cost, full.cost) << "sample " << i;
+    const double expected = dv_c.dot(full.G * dv_c);
+    EXPECT_NEAR(ray.curvature, expected,
+                1e-12 * full.G.norm() * dv_c.squaredNorm())
+        << "sample " << i << " region " << info.region;
+    ++tested[info.region];
+  }
+  EXPECT_GE(tested[1], 300);
+  EXPECT_GE(tested[2], 300);
+  EXPECT_GE(tested[3], 300);
+}
+
 TEST(ContactConstraint, RestingContactCarriesTheWeight) {
   // At rest (v_c = 0) a contact with penetration phi0 < 0 sticks with
   // gamma_n = v_hat_n / R_n = -phi0 / ((dt + tau_d) R_n) (docs/theory.md §9).
