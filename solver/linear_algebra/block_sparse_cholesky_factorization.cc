@@ -88,8 +88,6 @@ void BlockSparseCholeskyFactorization::Analyze(
   panel_rows_.assign(nb, 0);
   diagonal_position_.resize(nb);
   panel_position_.resize(nb);
-  scalar_row_start_.assign(nb + 1, 0);
-  scalar_row_.clear();
   long long position = 0;
   int max_panel = 0;
   flops_ = 0;
@@ -99,12 +97,8 @@ void BlockSparseCholeskyFactorization::Analyze(
     for (int r = row_start_[j]; r < row_start_[j + 1]; ++r) {
       panel_row_[r] = m;
       const int i = row_block_[r];
-      for (int c = 0; c < size_of_[i]; ++c) {
-        scalar_row_.push_back(offset_of_[i] + c);
-      }
       m += size_of_[i];
     }
-    scalar_row_start_[j + 1] = static_cast<int>(scalar_row_.size());
     panel_rows_[j] = m;
     max_panel = std::max(max_panel, m);
     diagonal_position_[j] = position;
@@ -165,7 +159,6 @@ void BlockSparseCholeskyFactorization::Analyze(
   all_six_ = std::all_of(size_of_.begin(), size_of_.end(),
                          [](int size) { return size == 6; });
   update_.resize(all_six_ ? 0 : max_panel, all_six_ ? 0 : max_panel);
-  gathered_.resize(max_panel);
   permuted_.resize(offset);
   statistics_.factor_nonzeros = position;
   ++statistics_.symbolic_analyses;
@@ -366,9 +359,9 @@ void BlockSparseCholeskyFactorization::SolveInPlace(Eigen::VectorXd* b) const {
         b->segment(original_offset_[j], size_of_[j]);
   }
   if (all_six_) {
-    SolveBlocksOfSixes(&x);
+    Substitute<6>(&x);
   } else {
-    SolveBlocks(&x);
+    Substitute<Eigen::Dynamic>(&x);
   }
   for (int j = 0; j < nb; ++j) {
     b->segment(original_offset_[j], size_of_[j]) =
@@ -376,75 +369,45 @@ void BlockSparseCholeskyFactorization::SolveInPlace(Eigen::VectorXd* b) const {
   }
 }
 
-void BlockSparseCholeskyFactorization::SolveBlocks(Eigen::VectorXd* xp) const {
-  using ConstMap = Eigen::Map<const Eigen::MatrixXd>;
-  const int nb = static_cast<int>(size_of_.size());
-  Eigen::VectorXd& x = *xp;
-  // L y = b.
-  for (int j = 0; j < nb; ++j) {
-    const int s = size_of_[j], m = panel_rows_[j];
-    auto xj = x.segment(offset_of_[j], s);
-    ConstMap(values_.data() + diagonal_position_[j], s, s)
-        .triangularView<Eigen::Lower>()
-        .solveInPlace(xj);
-    if (m == 0) continue;
-    auto t = gathered_.head(m);
-    t.noalias() = ConstMap(values_.data() + panel_position_[j], m, s) * xj;
-    const int* rows = scalar_row_.data() + scalar_row_start_[j];
-    for (int r = 0; r < m; ++r) x[rows[r]] -= t[r];
-  }
-  // L' x = y.
-  for (int j = nb - 1; j >= 0; --j) {
-    const int s = size_of_[j], m = panel_rows_[j];
-    auto xj = x.segment(offset_of_[j], s);
-    if (m > 0) {
-      auto t = gathered_.head(m);
-      const int* rows = scalar_row_.data() + scalar_row_start_[j];
-      for (int r = 0; r < m; ++r) t[r] = x[rows[r]];
-      xj.noalias() -=
-          ConstMap(values_.data() + panel_position_[j], m, s).transpose() * t;
-    }
-    ConstMap(values_.data() + diagonal_position_[j], s, s)
-        .transpose()
-        .triangularView<Eigen::Upper>()
-        .solveInPlace(xj);
-  }
-}
-
-void BlockSparseCholeskyFactorization::SolveBlocksOfSixes(
-    Eigen::VectorXd* xp) const {
-  using Block = Eigen::Matrix<double, 6, 6>;
-  using Vector6 = Eigen::Matrix<double, 6, 1>;
-  using Stride = Eigen::OuterStride<>;
+template <int kSize>
+void BlockSparseCholeskyFactorization::Substitute(Eigen::VectorXd* xp) const {
+  // kSize = 6: every block 6 x 6, fixed-size products; Eigen::Dynamic: any.
+  using Square = Eigen::Matrix<double, kSize, kSize>;
+  using Panel = Eigen::Matrix<double, Eigen::Dynamic, kSize>;
+  using Vector = Eigen::Matrix<double, kSize, 1>;
   const int nb = static_cast<int>(size_of_.size());
   double* x = xp->data();
-  // L y = b.
+  auto block = [&](int j) {
+    return Eigen::Map<Vector>(x + offset_of_[j], size_of_[j]);
+  };
+  // L y = b, one below-diagonal block of the panel at a time.
   for (int j = 0; j < nb; ++j) {
-    Eigen::Map<Vector6> xj(x + offset_of_[j]);
-    Eigen::Map<const Block>(values_.data() + diagonal_position_[j])
-        .triangularView<Eigen::Lower>()
+    const int s = size_of_[j], m = panel_rows_[j];
+    Eigen::Map<Vector> xj = block(j);
+    Eigen::Map<const Square>(values_.data() + diagonal_position_[j], s, s)
+        .template triangularView<Eigen::Lower>()
         .solveInPlace(xj);
-    const int m = panel_rows_[j];
-    const double* P = values_.data() + panel_position_[j];
+    const Eigen::Map<const Panel> P(values_.data() + panel_position_[j], m, s);
     for (int r = row_start_[j]; r < row_start_[j + 1]; ++r) {
-      Eigen::Map<Vector6>(x + offset_of_[row_block_[r]]).noalias() -=
-          Eigen::Map<const Block, 0, Stride>(P + panel_row_[r], Stride(m)) * xj;
+      const int i = row_block_[r];
+      block(i).noalias() -=
+          P.template middleRows<kSize>(panel_row_[r], size_of_[i]) * xj;
     }
   }
   // L' x = y.
   for (int j = nb - 1; j >= 0; --j) {
-    Eigen::Map<Vector6> xj(x + offset_of_[j]);
-    const int m = panel_rows_[j];
-    const double* P = values_.data() + panel_position_[j];
+    const int s = size_of_[j], m = panel_rows_[j];
+    Eigen::Map<Vector> xj = block(j);
+    const Eigen::Map<const Panel> P(values_.data() + panel_position_[j], m, s);
     for (int r = row_start_[j]; r < row_start_[j + 1]; ++r) {
+      const int i = row_block_[r];
       xj.noalias() -=
-          Eigen::Map<const Block, 0, Stride>(P + panel_row_[r], Stride(m))
-              .transpose() *
-          Eigen::Map<const Vector6>(x + offset_of_[row_block_[r]]);
+          P.template middleRows<kSize>(panel_row_[r], size_of_[i]).transpose() *
+          block(i);
     }
-    Eigen::Map<const Block>(values_.data() + diagonal_position_[j])
+    Eigen::Map<const Square>(values_.data() + diagonal_position_[j], s, s)
         .transpose()
-        .triangularView<Eigen::Upper>()
+        .template triangularView<Eigen::Upper>()
         .solveInPlace(xj);
   }
 }

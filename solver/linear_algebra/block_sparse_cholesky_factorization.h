@@ -64,10 +64,10 @@ class BlockSparseCholeskyFactorization final : public HessianFactorization {
   // the rank update's blocks multiplied straight into their targets.
   // Returns false on a non-positive pivot.
   bool FactorColumnOfSixes(int j);
-  // Forward and back substitution on the permuted vector (any sizes; all
-  // 6 x 6).
-  void SolveBlocks(Eigen::VectorXd* x) const;
-  void SolveBlocksOfSixes(Eigen::VectorXd* x) const;
+  // Forward and back substitution on the permuted vector; kSize = 6 when
+  // every block is 6 x 6 (fixed-size kernels), else Eigen::Dynamic.
+  template <int kSize>
+  void Substitute(Eigen::VectorXd* x) const;
   // Where each block of H goes in values_ (after Analyze, or after a
   // renumbering of the same blocks).
   void BuildValueMap(const BlockSparsityPattern& pattern);
@@ -85,8 +85,6 @@ class BlockSparseCholeskyFactorization final : public HessianFactorization {
   // block indices > j, ascending), each at scalar row panel_row_[.] of the
   // panel; panel_rows_[j] rows in all.
   std::vector<int> row_start_, row_block_, panel_row_, panel_rows_;
-  // Column j's scalar rows (permuted vector indices) in panel order.
-  std::vector<int> scalar_row_start_, scalar_row_;
   // L_jj (size_of_[j]^2, column-major) at diagonal_position_[j]; the panel
   // (panel_rows_[j] x size_of_[j], column-major) at panel_position_[j].
   std::vector<long long> diagonal_position_, panel_position_;
@@ -106,9 +104,9 @@ class BlockSparseCholeskyFactorization final : public HessianFactorization {
   std::vector<char> off_diagonal_transposed_;
 
   std::vector<double> values_;  // L
-  // Scratch: P P' of one column, and one column's gathered right-hand side.
-  mutable Eigen::MatrixXd update_;
-  mutable Eigen::VectorXd gathered_, permuted_;
+  // Scratch: P P' of one column (general sizes), the permuted vector.
+  Eigen::MatrixXd update_;
+  mutable Eigen::VectorXd permuted_;
 
   FactorizationStatistics statistics_;
   double flops_{0.0};
