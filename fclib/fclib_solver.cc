@@ -1,11 +1,14 @@
 #include "sapcontact/fclib/fclib_solver.h"
 
+#include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <limits>
 
 #include "sapcontact/fclib/global_problem_primal_form.h"
+#include "sapcontact/solver/sap/contact_space_sap_solver.h"
 #include "sapcontact/solver/sap/sap_solver.h"
 
 namespace sapcontact {
@@ -33,12 +36,23 @@ const char* RigidStatus(RigidQpStatus s) {
   return "unknown";
 }
 
-// SAP with continuation in (beta, sigma); returns the last stage's results
-// with newton_iterations summed over the stages.
-SapSolverResults SolveSapStiffLimit(const SapProblem& problem,
-                                    const FclibSolverOptions& o) {
-  SapSolver solver(o.sap);
-  if (!o.continuation) return solver.Solve(problem);
+template <typename Results>
+void FinishSap(const Results& r, double impulse_scale, FclibSolveResult* out) {
+  out->status = ToString(r.status);
+  out->success = r.converged();
+  out->message = r.message;
+  out->iterations = r.statistics.newton_iterations;
+  out->r = impulse_scale * r.gamma;
+}
+
+// SAP with continuation in (beta, sigma): `solve_stage(parameters,
+// previous)` solves one stage warm-started from the previous stage's
+// results (null at the first); returns the last stage's results with the
+// Newton and line-search iterations summed over the stages.
+template <typename Results, typename SolveStage>
+Results SolveSapStiffLimit(const FclibSolverOptions& o,
+                           const SolveStage& solve_stage) {
+  if (!o.continuation) return solve_stage(o.sap, nullptr);
   const RegularizationParameters target = o.sap.regularization;
   const RegularizationParameters start;  // SAP's defaults (1, 1e-3)
   double beta =
@@ -46,17 +60,15 @@ SapSolverResults SolveSapStiffLimit(const SapProblem& problem,
   double sigma =
       std::max(start.friction_regularization, target.friction_regularization);
   const double factor = std::max(o.continuation_factor, 1.0 + 1e-12);
-  SapSolverResults r;
-  Eigen::VectorXd v;
+  Results r, previous;
   int total = 0, line_search = 0;
-  while (true) {
+  for (bool first = true;; first = false) {
     SapSolverParameters stage = o.sap;
     stage.regularization.near_rigid_threshold =
         std::max(beta, target.near_rigid_threshold);
     stage.regularization.friction_regularization =
         std::max(sigma, target.friction_regularization);
-    solver.set_parameters(stage);
-    r = solver.Solve(problem, v.size() > 0 ? &v : nullptr);
+    r = solve_stage(stage, first ? nullptr : &previous);
     total += r.statistics.newton_iterations;
     line_search += r.statistics.line_search_iterations;
     const bool last = stage.regularization.near_rigid_threshold <=
@@ -67,7 +79,7 @@ SapSolverResults SolveSapStiffLimit(const SapProblem& problem,
       if (!last && r.message.empty()) r.message = "continuation stage failed";
       break;
     }
-    v = r.v;
+    previous = r;
     beta /= factor;
     sigma /= factor;
   }
@@ -76,13 +88,65 @@ SapSolverResults SolveSapStiffLimit(const SapProblem& problem,
   return r;
 }
 
-void FinishSap(const SapSolverResults& r, double impulse_scale,
-               FclibSolveResult* out) {
-  out->status = ToString(r.status);
-  out->success = r.converged();
-  out->message = r.message;
-  out->iterations = r.statistics.newton_iterations;
-  out->r = impulse_scale * r.gamma;
+// SAP in velocity space on a primal form (a SapProblem).
+SapSolverResults SolvePrimalForm(const SapProblem& problem,
+                                 const FclibSolverOptions& o) {
+  SapSolver solver(o.sap);
+  return SolveSapStiffLimit<SapSolverResults>(
+      o,
+      [&](const SapSolverParameters& stage, const SapSolverResults* previous) {
+        solver.set_parameters(stage);
+        return solver.Solve(problem, previous ? &previous->v : nullptr);
+      });
+}
+
+// Whether Wn (scaled to a unit largest diagonal entry) is positive
+// semidefinite to within `tolerance`: Wn + tolerance I has a sparse
+// Cholesky factorization.
+bool IsPositiveSemidefinite(const Eigen::SparseMatrix<double>& Wn,
+                            double tolerance) {
+  Eigen::SparseMatrix<double> shifted = Wn;
+  for (int i = 0; i < shifted.rows(); ++i) shifted.coeffRef(i, i) += tolerance;
+  const Eigen::SimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower> llt(
+      shifted);
+  return llt.info() == Eigen::Success;
+}
+
+// SAP in contact space (docs/theory.md §15) on (Wsym, q, mu) scaled as the
+// primal form is (local_problem_primal_form.h, step 1). Returns false, and
+// leaves *out alone, when Wsym is indefinite beyond
+// options.primal_form.indefinite_tolerance: the primal form then truncates
+// its negative part.
+bool SolveContactSpace(const Eigen::SparseMatrix<double>& S,
+                       const FclibLocalProblem& local,
+                       const FclibSolverOptions& o, FclibSolveResult* out) {
+  const int nc = local.num_contacts();
+  const double w_scale = S.diagonal().maxCoeff();
+  if (!(w_scale > 0) || !std::isfinite(w_scale)) return false;
+  ContactSpaceSapProblem p;
+  p.time_step = 1.0;
+  p.W = S / w_scale;
+  if (!IsPositiveSemidefinite(p.W, o.primal_form.indefinite_tolerance)) {
+    return false;
+  }
+  const double q_norm = local.q.lpNorm<Eigen::Infinity>();
+  const double q_scale = q_norm > 0 ? q_norm : 1.0;
+  p.v_free = local.q / q_scale;
+  p.phi0.setZero(nc);
+  p.parameters.resize(nc);
+  for (int k = 0; k < nc; ++k) {
+    p.parameters[k] = ContactParameters{std::numeric_limits<double>::infinity(),
+                                        0.0, local.mu(k)};
+  }
+  ContactSpaceSapSolver solver(o.sap);
+  const ContactSpaceSapResults r = SolveSapStiffLimit<ContactSpaceSapResults>(
+      o, [&](const SapSolverParameters& stage,
+             const ContactSpaceSapResults* previous) {
+        solver.set_parameters(stage);
+        return solver.Solve(p, previous ? &previous->x : nullptr);
+      });
+  FinishSap(r, q_scale / w_scale, out);
+  return true;
 }
 
 // A solve counts as solved only with finite impulses and finite residuals
@@ -144,10 +208,14 @@ FclibSolveResult SolveFclibLocal(const FclibLocalProblem& problem,
         out.refinement_iterations = ref.iterations;
       }
     } else {
-      const LocalPrimalForm form = MakeLocalPrimalForm(
-          problem.W, problem.q, problem.mu, options.primal_form);
-      FinishSap(SolveSapStiffLimit(form.problem, options), form.impulse_scale,
-                &out);
+      if (!options.sap_contact_space ||
+          !SolveContactSpace(SymmetricPart(problem.W), problem, options,
+                             &out)) {
+        const LocalPrimalForm form = MakeLocalPrimalForm(
+            problem.W, problem.q, problem.mu, options.primal_form);
+        FinishSap(SolvePrimalForm(form.problem, options), form.impulse_scale,
+                  &out);
+      }
     }
   } catch (const std::exception& e) {
     out.status = "error";
@@ -186,7 +254,7 @@ FclibSolveResult SolveFclibGlobal(const FclibGlobalProblem& problem,
   try {
     const GlobalPrimalForm form =
         MakeGlobalPrimalForm(problem, options.primal_form);
-    const SapSolverResults r = SolveSapStiffLimit(form.problem, options);
+    const SapSolverResults r = SolvePrimalForm(form.problem, options);
     FinishSap(r, form.impulse_scale, &out);
     out.v = GlobalVelocities(form, r.v);
   } catch (const std::exception& e) {

@@ -18,8 +18,13 @@
 // beyond that the problem is rejected (status "error", with the QP's
 // message).
 //
-// SAP ("sap"): the primal form of fclib/local_problem_primal_form.h
-// (global problems: fclib/global_problem_primal_form.h) in the stiff
+// SAP ("sap"): local problems in contact space, on W itself
+// (solver/sap/contact_space_sap_solver.h, docs/theory.md §15: the same SAP
+// problem as the primal form's, solved with a sparse factorization of
+// I + U'WU instead of a dense tree per component), unless Wsym is
+// indefinite beyond rounding (Confeti-*), which takes the primal form of
+// fclib/local_problem_primal_form.h; global problems on M and H
+// (fclib/global_problem_primal_form.h). Both in the stiff
 // limit: k = inf, tau_d = 0, beta = 1e-3, sigma = 1e-6 by default, so that
 // SAP solves the QP with Wsym + R, R_n = beta^2/(4 pi^2) w_k = 2.5e-8 w_k,
 // R_t = sigma w_k: the objective is within ~1e-7 relative of the rigid one
@@ -66,6 +71,12 @@ struct FclibSolverOptions {
   /// Continuation in (beta, sigma) from (1, 1e-3); false: one cold solve.
   bool continuation{true};
   double continuation_factor{10.0};
+  /// Local problems: true solves SAP in contact space on W itself
+  /// (solver/sap/contact_space_sap_solver.h: sparse, one 3 x 3 block per
+  /// nonzero block of W), falling back to the primal form when Wsym is
+  /// indefinite beyond primal_form.indefinite_tolerance; false always
+  /// uses the primal form (one dense tree per component of W).
+  bool sap_contact_space{true};
   PrimalFormOptions primal_form;
 };
 

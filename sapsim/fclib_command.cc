@@ -128,7 +128,9 @@ CLI::App* AddFclibCommand(CLI::App& app, FclibCommandOptions* o) {
       "friction_regularization, rel_tolerance, abs_tolerance, "
       "soft_norm_tolerance, line_search=exact|backtracking, "
       "linear_solver=auto|dense|cholmod|block_sparse, continuation=true|false, "
-      "continuation_factor, rank_tolerance");
+      "continuation_factor, form=contact_space|primal (local problems: SAP "
+      "on the sparse W, or on a dense primal form; docs/theory.md §15), "
+      "rank_tolerance");
   cmd->add_option("--csv", o->csv,
                   "write name,contacts,solver,status,iterations,solve_time_s,"
                   "objective,convex_residual,coulomb_residual,error (one row "
@@ -228,6 +230,14 @@ void ApplyFclibSetting(const std::string& assignment, FclibSolverOptions* o) {
       {"continuation", [&] { o->continuation = ParseBool(key, v); }},
       {"continuation_factor",
        [&] { o->continuation_factor = ParseIn(key, v, 1.1, 1e6); }},
+      {"form",
+       [&] {
+         if (v != "contact_space" && v != "primal") {
+           throw std::invalid_argument(
+               "--set solver.form: expected contact_space or primal");
+         }
+         o->sap_contact_space = v == "contact_space";
+       }},
       {"rank_tolerance",
        [&] { o->primal_form.rank_tolerance = ParseTolerance(key, v); }},
   };

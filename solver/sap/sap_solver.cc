@@ -6,7 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "sapcontact/solver/sap/rtsafe.h"
+#include "sapcontact/solver/sap/line_search.h"
+#include "sapcontact/solver/sap/newton_island.h"
 
 namespace sapcontact {
 namespace {
@@ -88,54 +89,16 @@ double SapSolver::LineSearch(const SapModel& model,
                              double dcost0, int* iterations) {
   // l(alpha) and its first two derivatives along dv, in O(n + nc) of the
   // island from the precomputed A dv, J dv and dv' A dv (SAP paper §IV-C).
-  auto eval = [&](double alpha, double* cost, double* d1, double* d2) {
-    double constraint_cost = 0.0;
-    double dvc_gamma = 0.0, dvc_G_dvc = 0.0;
-    ContactConstraintRayState s;
+  auto constraints = [&](double alpha) {
+    RaySums sums;
     for (int k : island.contacts) {
-      const auto& c = model.contacts()[k].constraint;
-      const Vector3 dvc = dvc_.segment<3>(3 * k);
-      const Vector3 vc = vc_.segment<3>(3 * k) + alpha * dvc;
-      c.EvaluateAlong(vc, dvc, &s);
-      constraint_cost += s.cost;
-      dvc_gamma += dvc.dot(s.gamma);
-      dvc_G_dvc += s.curvature;
+      AddAlongRay(model.contacts()[k].constraint, vc_.segment<3>(3 * k),
+                  dvc_.segment<3>(3 * k), alpha, &sums);
     }
-    if (cost)
-      *cost = lA0_ + alpha * a1_ + 0.5 * alpha * alpha * a2_ + constraint_cost;
-    if (d1) *d1 = a1_ + alpha * a2_ - dvc_gamma;
-    if (d2) *d2 = a2_ + dvc_G_dvc;
+    return sums;
   };
-
-  if (parameters_.line_search == LineSearchType::kBacktracking) {
-    double alpha = 1.0, cost = 0.0;
-    for (int it = 0; it < parameters_.max_line_search_iterations; ++it) {
-      eval(alpha, &cost, nullptr, nullptr);
-      ++*iterations;
-      if (cost <= cost0 + parameters_.armijo_c * alpha * dcost0) break;
-      alpha *= parameters_.backtracking_rho;
-    }
-    return alpha;
-  }
-
-  // Exact: l is convex along the ray, so dl/dalpha is nondecreasing; its
-  // root is the minimizer. If l still decreases at max_step, take max_step.
-  const double alpha_max = parameters_.max_step;
-  double d1 = 0.0;
-  eval(alpha_max, nullptr, &d1, nullptr);
-  ++*iterations;
-  if (d1 <= 0.0) return alpha_max;
-  // dl/dalpha = a1 + alpha a2 - dvc' gamma(alpha) is zero to machine
-  // precision once it is below the round-off of its terms.
-  const double eps = std::numeric_limits<double>::epsilon();
-  const double f_tolerance =
-      16 * eps * (std::abs(a1_) + alpha_max * std::abs(a2_) + dvc_gamma0_);
-  const RtsafeResult root = Rtsafe(
-      [&](double alpha, double* f, double* df) { eval(alpha, nullptr, f, df); },
-      0.0, alpha_max, 1.0, 4 * eps, f_tolerance,
-      parameters_.max_line_search_iterations);
-  *iterations += root.iterations;
-  return root.x;
+  return SearchAlongRay(parameters_, RayQuadratic{lA0_, a1_, a2_, dvc_gamma0_},
+                        cost0, dcost0, constraints, iterations);
 }
 
 bool SapSolver::SolveDenseIsland(const SapModel& model,
@@ -377,14 +340,7 @@ SapSolverResults SapSolver::SolveFromCandidates(
       }
     }
 
-    // Per-island Newton state.
-    struct IslandState {
-      bool active{true};
-      int iterations{0}, line_search_iterations{0};
-      double cost{0.0}, previous_cost{std::numeric_limits<double>::infinity()};
-      double relative_residual{0.0};
-    };
-    std::vector<IslandState> state(num_islands);
+    std::vector<NewtonIslandState> state(num_islands);
     stepping_.assign(num_islands, 0);
 
     const Eigen::VectorXd& D = model.scaling();
@@ -514,59 +470,19 @@ SapSolverResults SapSolver::SolveFromCandidates(
       bool any_step = false;
       double round_residual = 0.0;
       for (int i = 0; i < num_islands && !failed; ++i) {
-        IslandState& st = state[i];
+        NewtonIslandState& st = state[i];
         stepping_[i] = 0;
         if (!st.active) continue;
         const SapModel::Island& island = islands[i];
         const IslandEvaluation e = evaluate_island(island, v_, &G_);
-        const double cost = e.cost;
-        st.cost = cost;
-        st.relative_residual = e.relative_residual();
-        if (!std::isfinite(cost) || !std::isfinite(e.residual)) {
-          results.status = SapSolverStatus::kFactorizationFailed;
-          results.message = "island " + std::to_string(i) +
-                            ": non-finite cost or gradient at Newton "
-                            "iteration " +
-                            std::to_string(st.iterations);
+        const NewtonIslandDecision decision =
+            DecideNewtonIsland(parameters_, i, num_islands, e.cost, e.residual,
+                               e.scale, &st, &results.status, &results.message);
+        if (decision == NewtonIslandDecision::kFail) {
           failed = true;
           break;
         }
-        // Optimality, checked before factorizing: an optimal warm start
-        // costs no factorization.
-        if (e.optimal()) {
-          st.active = false;
-          continue;
-        }
-        // Cost stall: no decrease beyond round-off.
-        if (st.iterations > 0 && st.previous_cost - cost <=
-                                     parameters_.cost_stall_tolerance * cost) {
-          st.active = false;
-          if (st.relative_residual > parameters_.stall_residual_tolerance) {
-            results.status = SapSolverStatus::kStalled;
-            std::ostringstream os;
-            os << "island " << i << ": cost stalled at round-off after "
-               << st.iterations << " Newton iterations with scaled residual "
-               << st.relative_residual << " (> stall_residual_tolerance "
-               << parameters_.stall_residual_tolerance
-               << "): the problem is too ill-conditioned to solve to "
-                  "tolerance";
-            results.message = os.str();
-            failed = true;
-          }
-          continue;
-        }
-        if (st.iterations >= parameters_.max_iterations) {
-          results.status = SapSolverStatus::kMaxIterations;
-          std::ostringstream os;
-          os << "not converged in " << parameters_.max_iterations
-             << " Newton iterations; scaled residual " << st.relative_residual
-             << (num_islands > 1 ? " (island " + std::to_string(i) + ")"
-                                 : std::string());
-          results.message = os.str();
-          failed = true;
-          break;
-        }
-        st.previous_cost = cost;
+        if (decision == NewtonIslandDecision::kDone) continue;
         stepping_[i] = 1;
         any_step = true;
         round_residual = std::max(round_residual, st.relative_residual);

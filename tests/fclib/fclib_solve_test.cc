@@ -1,6 +1,7 @@
 // Solving FCLib problems (fclib/fclib_solver.h): small problems written
 // with libfclib and read back, solved by the rigid QP (KKT conditions) and
-// by SAP through the primal forms (fclib/local_problem_primal_form.h,
+// by SAP in contact space (solver/sap/contact_space_sap_solver.h) and
+// through the primal forms (fclib/local_problem_primal_form.h,
 // fclib/global_problem_primal_form.h), which must reproduce the rigid QP as
 // beta = sigma -> 0.
 #include <gtest/gtest.h>
@@ -210,6 +211,78 @@ TEST(FclibSolve, GlobalProblemBothSolversAgree) {
 }
 
 // Rejected data is reported, not thrown: a contact with a zero block.
+// SAP on local problems in contact space (docs/theory.md §15) and on the
+// primal form solve the same problem: the same objective and impulses (up to
+// the stiff limit's round-off, amplified by 1/R). Where W is singular with q
+// outside its range the primal form needs an offset DOF that perturbs W;
+// contact space does not, and is closer to the rigid optimum. An indefinite
+// Wsym falls back to the primal form: bitwise the same result.
+TEST(FclibSolve, ContactSpaceAndPrimalFormAgree) {
+  FclibLocalProblem singular = RandomLocalProblem(6, 5, 51);
+  singular.q = RandomLocalProblem(6, 18, 52).q;  // outside the range
+  FclibLocalProblem indefinite = RandomLocalProblem(4, 8, 53);
+  Eigen::MatrixXd Wi(indefinite.W);
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(Wi);
+  Wi -= 1e-9 * es.eigenvalues()(11) * es.eigenvectors().col(0) *
+        es.eigenvectors().col(0).transpose();
+  indefinite.W = Wi.sparseView();
+  const FclibLocalProblem cases[] = {RandomLocalProblem(7, 21, 54),
+                                     RandomLocalProblem(8, 10, 55, 1e-3),
+                                     singular, indefinite};
+  for (int k = 0; k < 4; ++k) {
+    FclibSolverOptions o;
+    o.solver = FclibSolverKind::kSap;
+    o.sap.regularization.near_rigid_threshold = 1e-2;
+    o.sap.regularization.friction_regularization = 1e-4;
+    o.sap.rel_tolerance = 1e-10;
+    const FclibSolveResult contact_space = SolveFclibLocal(cases[k], o);
+    o.sap_contact_space = false;
+    const FclibSolveResult primal = SolveFclibLocal(cases[k], o);
+    ASSERT_TRUE(contact_space.success) << k << ": " << contact_space.message;
+    ASSERT_TRUE(primal.success) << k << ": " << primal.message;
+    const double dr = (contact_space.r - primal.r).norm() / primal.r.norm();
+    std::printf("case %d: %d / %d iterations, |dr|/|r| %.1e\n", k,
+                contact_space.iterations, primal.iterations, dr);
+    if (k == 3) {
+      EXPECT_EQ(contact_space.r, primal.r);  // the same (primal) path
+    } else if (k == 2) {
+      // The primal form perturbs W by its offset DOF; contact space solves
+      // the data as given: its impulses have the lower cost of the
+      // regularized QP (SAP's dual, docs/theory.md §11) on the data,
+      // F(r) = 1/2 r'(Wsym + R')r + q'r, R'_k = diag(beta^2/(4 pi^2),
+      // sigma, sigma) ||Wsym_kk||_F / 3 (R in the data's units).
+      const Eigen::MatrixXd S(SymmetricPart(cases[k].W));
+      Eigen::VectorXd R(S.rows());
+      const double beta = o.sap.regularization.near_rigid_threshold;
+      const double sigma = o.sap.regularization.friction_regularization;
+      for (int c = 0; c < cases[k].num_contacts(); ++c) {
+        const double w = S.block<3, 3>(3 * c, 3 * c).norm() / 3;
+        R.segment<3>(3 * c) << beta * beta / (4 * M_PI * M_PI) * w, sigma * w,
+            sigma * w;
+      }
+      auto F = [&](const Eigen::VectorXd& r) {
+        return 0.5 * r.dot(S * r + R.cwiseProduct(r)) + cases[k].q.dot(r);
+      };
+      std::printf("  F: contact space %.15e, primal %.15e\n",
+                  F(contact_space.r), F(primal.r));
+      EXPECT_LE(F(contact_space.r), F(primal.r));
+    } else {
+      // Against the rigid QP's optimum f* (errors >= 0, O(sigma, beta^2)).
+      const FclibSolveResult rigid = SolveFclibLocal(cases[k]);
+      ASSERT_TRUE(rigid.success);
+      const double f_star = rigid.residuals.objective;
+      const double e_cs =
+          (contact_space.residuals.objective - f_star) / std::abs(f_star);
+      const double e_primal =
+          (primal.residuals.objective - f_star) / std::abs(f_star);
+      EXPECT_GE(e_cs, -1e-12) << "case " << k;
+      EXPECT_LT(e_cs, 1e-3) << "case " << k;
+      EXPECT_NEAR(e_cs, e_primal, 1e-9) << "case " << k;
+      EXPECT_LT(dr, 1e-6) << "case " << k;
+    }
+  }
+}
+
 TEST(FclibSolve, ZeroDelassusBlockIsAnError) {
   FclibLocalProblem p = RandomLocalProblem(3, 9, 41);
   Eigen::MatrixXd W(p.W);

@@ -1,0 +1,95 @@
+// The line search along a Newton direction of a SAP problem (SAP paper
+// §IV-B, §IV-C; docs/theory.md §7), shared by SapSolver (velocity space) and
+// ContactSpaceSapSolver (contact space, docs/theory.md §15).
+//
+// Along the ray with parameter alpha the cost is
+//   l(alpha) = l0 + alpha a1 + alpha^2 a2 / 2 + sum_k l_k(v_c,k + alpha dv_c,k)
+// (the quadratic term in closed form, the constraints evaluated), so
+//   dl/dalpha = a1 + alpha a2 - sum_k dv_c,k' gamma_k(alpha),
+//   d2l/dalpha2 = a2 + sum_k dv_c,k' G_k dv_c,k.
+#pragma once
+
+#include <cmath>
+#include <limits>
+
+#include "sapcontact/contact_model/contact_constraint.h"
+#include "sapcontact/solver/sap/rtsafe.h"
+#include "sapcontact/solver/sap/sap_solver_parameters.h"
+
+namespace sapcontact {
+
+/// Sums over the contacts at one alpha: cost [J], dv_c' gamma [J per unit
+/// alpha] and dv_c' G dv_c [J per unit alpha^2].
+struct RaySums {
+  double cost{0.0};
+  double dvc_gamma{0.0};
+  double curvature{0.0};
+};
+
+/// Adds one contact at v_c + alpha dv_c to *sums.
+inline void AddAlongRay(const ContactConstraint& constraint, const Vector3& v_c,
+                        const Vector3& dv_c, double alpha, RaySums* sums) {
+  ContactConstraintRayState s;
+  const Vector3 v = v_c + alpha * dv_c;
+  constraint.EvaluateAlong(v, dv_c, &s);
+  sums->cost += s.cost;
+  sums->dvc_gamma += dv_c.dot(s.gamma);
+  sums->curvature += s.curvature;
+}
+
+/// The quadratic part of l along the ray and the scale of dl/dalpha's
+/// round-off.
+struct RayQuadratic {
+  double l0{0.0}, a1{0.0}, a2{0.0};
+  /// sum_k |dv_c,k' gamma_k| at alpha = 0.
+  double dvc_gamma0{0.0};
+};
+
+/// Minimizes l along the ray: exact (the root of dl/dalpha by rtsafe, to
+/// near machine precision, in [0, max_step]; max_step when l still
+/// decreases there) or backtracking (Armijo from alpha = 1), as
+/// p.line_search says. `constraints(alpha)` returns the RaySums of all the
+/// ray's contacts. cost0 and dcost0 are l and dl/dalpha at alpha = 0. Adds
+/// the evaluations made to *iterations and returns alpha.
+template <typename Constraints>
+double SearchAlongRay(const SapSolverParameters& p, const RayQuadratic& q,
+                      double cost0, double dcost0,
+                      const Constraints& constraints, int* iterations) {
+  auto eval = [&](double alpha, double* cost, double* d1, double* d2) {
+    const RaySums s = constraints(alpha);
+    if (cost) *cost = q.l0 + alpha * q.a1 + 0.5 * alpha * alpha * q.a2 + s.cost;
+    if (d1) *d1 = q.a1 + alpha * q.a2 - s.dvc_gamma;
+    if (d2) *d2 = q.a2 + s.curvature;
+  };
+
+  if (p.line_search == LineSearchType::kBacktracking) {
+    double alpha = 1.0, cost = 0.0;
+    for (int it = 0; it < p.max_line_search_iterations; ++it) {
+      eval(alpha, &cost, nullptr, nullptr);
+      ++*iterations;
+      if (cost <= cost0 + p.armijo_c * alpha * dcost0) break;
+      alpha *= p.backtracking_rho;
+    }
+    return alpha;
+  }
+
+  // Exact: l is convex along the ray, so dl/dalpha is nondecreasing; its
+  // root is the minimizer. If l still decreases at max_step, take max_step.
+  const double alpha_max = p.max_step;
+  double d1 = 0.0;
+  eval(alpha_max, nullptr, &d1, nullptr);
+  ++*iterations;
+  if (d1 <= 0.0) return alpha_max;
+  // dl/dalpha is zero to machine precision once it is below the round-off
+  // of its terms.
+  const double eps = std::numeric_limits<double>::epsilon();
+  const double f_tolerance =
+      16 * eps * (std::abs(q.a1) + alpha_max * std::abs(q.a2) + q.dvc_gamma0);
+  const RtsafeResult root = Rtsafe(
+      [&](double alpha, double* f, double* df) { eval(alpha, nullptr, f, df); },
+      0.0, alpha_max, 1.0, 4 * eps, f_tolerance, p.max_line_search_iterations);
+  *iterations += root.iterations;
+  return root.x;
+}
+
+}  // namespace sapcontact
