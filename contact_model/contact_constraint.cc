@@ -18,6 +18,15 @@ void ContactConstraint::EvaluateAlong(const Vector3& v_c, const Vector3& dv_c,
   state->curvature = dv_c.dot(p.dgamma_along);
 }
 
+void ContactConstraint::EvaluateAsStiction(const Vector3& v_c, Vector3* y,
+                                           Matrix3* G) const {
+  const double inv_Rn = 1.0 / reg_.R_n;
+  const double inv_Rt = 1.0 / reg_.R_t;
+  *y = Vector3(-inv_Rn * (v_c(kNormal) - reg_.v_hat_n),
+               -inv_Rt * v_c(kTangent1), -inv_Rt * v_c(kTangent2));
+  *G = Vector3(inv_Rn, inv_Rt, inv_Rt).asDiagonal();
+}
+
 void ContactConstraint::Evaluate(const Vector3& v_c, bool with_hessian,
                                  ContactConstraintState* state) const {
   const double inv_Rn = 1.0 / reg_.R_n;

@@ -56,6 +56,12 @@ class ContactConstraint {
   void EvaluateAlong(const Vector3& v_c, const Vector3& dv_c,
                      ContactConstraintRayState* state) const;
 
+  /// The stiction model at v_c (docs/theory.md §16): the impulse and Hessian
+  /// block that region I gives, y = -R^-1 (v_c - v_hat) unprojected [N*s]
+  /// and G = R^-1 [(N*s)/(m/s)], extended to every v_c. It majorizes l_k
+  /// (1/2 y'Ry >= l_k, equal in region I).
+  void EvaluateAsStiction(const Vector3& v_c, Vector3* y, Matrix3* G) const;
+
   /// Convenience form of Evaluate().
   ContactConstraintState Evaluate(const Vector3& v_c,
                                   bool with_hessian = true) const {

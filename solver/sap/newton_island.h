@@ -20,6 +20,14 @@ struct NewtonIslandState {
   double cost{0.0}, previous_cost{std::numeric_limits<double>::infinity()};
   /// residual / scale of the stopping test at the last evaluation.
   double relative_residual{0.0};
+  /// The last step used stiction prediction (docs/theory.md §16): the cost
+  /// stall test, meant for exact Newton steps, is skipped after it.
+  bool last_step_predicted{false};
+  /// Step size alpha of the last step.
+  double last_alpha{0.0};
+  /// The next step is an exact Newton step (a predicted step was rejected).
+  bool suspend_prediction{false};
+  int predicted_iterations{0}, rejected_predictions{0};
 };
 
 /// What the tests decided for one island.
@@ -33,8 +41,9 @@ enum class NewtonIslandDecision {
 /// for the messages): records cost and residual / scale in *state, then
 /// tests in order: non-finite cost or residual (kFactorizationFailed),
 /// optimality residual <= abs_tolerance + rel_tolerance * scale, cost stall
-/// (previous_cost - cost <= cost_stall_tolerance * cost: done if the
-/// relative residual is within stall_residual_tolerance, else kStalled),
+/// after an exact Newton step (previous_cost - cost <= cost_stall_tolerance *
+/// cost: done if the relative residual is within stall_residual_tolerance,
+/// else kStalled),
 /// and the iteration limit (kMaxIterations). On kFail sets *status and
 /// *message. On kStep remembers the cost for the next stall test.
 NewtonIslandDecision DecideNewtonIsland(const SapSolverParameters& p,

@@ -365,16 +365,16 @@ void SapModel::MultiplyJTranspose(const Island& island,
   }
 }
 
-double SapModel::EvaluateConstraints(const Island& island,
-                                     const Eigen::VectorXd& v_c,
-                                     Eigen::VectorXd* gamma,
-                                     std::vector<Matrix3>* G) const {
+double SapModel::EvaluateConstraints(
+    const Island& island, const Eigen::VectorXd& v_c, Eigen::VectorXd* gamma,
+    std::vector<Matrix3>* G, std::vector<ProjectionRegion>* regions) const {
   double cost = 0.0;
   ContactConstraintState s;
   for (int k : island.contacts) {
     contacts_[k].constraint.Evaluate(v_c.segment<3>(3 * k), G != nullptr, &s);
     gamma->segment<3>(3 * k) = s.gamma;
     if (G) (*G)[k] = s.G;
+    if (regions) (*regions)[k] = s.region;
     cost += s.cost;
   }
   return cost;

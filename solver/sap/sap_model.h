@@ -116,9 +116,12 @@ class SapModel {
                  Eigen::VectorXd* v_c) const;
   void MultiplyJTranspose(const Island& island, const Eigen::VectorXd& gamma,
                           Eigen::VectorXd* out) const;
-  double EvaluateConstraints(const Island& island, const Eigen::VectorXd& v_c,
-                             Eigen::VectorXd* gamma,
-                             std::vector<Matrix3>* G) const;
+  /// With `regions` (size num_contacts()), also each contact's region of the
+  /// friction-cone projection.
+  double EvaluateConstraints(
+      const Island& island, const Eigen::VectorXd& v_c, Eigen::VectorXd* gamma,
+      std::vector<Matrix3>* G,
+      std::vector<ProjectionRegion>* regions = nullptr) const;
   void AssembleHessian(const Island& island, const std::vector<Matrix3>& G,
                        BlockSparseSymmetricMatrix* H) const;
 

@@ -86,6 +86,14 @@ class SapSolver {
       grad_;
   Eigen::VectorXd vc_alpha_, rhs_, refine_rhs_, refine_product_;
   std::vector<Matrix3> G_;
+  // Stiction prediction (docs/theory.md §16): the gradient the Newton system
+  // uses (grad_ with marked contacts' impulses replaced by y), y - gamma of
+  // the marked contacts and J' of it, the contacts' regions at the current
+  // iterate, the contacts marked by the last direction, and the islands
+  // whose direction used a prediction this round.
+  Eigen::VectorXd newton_grad_, stick_delta_, jt_delta_;
+  std::vector<ProjectionRegion> regions_;
+  std::vector<char> predicted_stick_, island_predicted_;
   BlockSparseSymmetricMatrix H_, H_group_;
   // Per island: factored on its own (dense) or in the sparse group, and
   // whether it takes a Newton step this round.

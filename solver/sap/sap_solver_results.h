@@ -29,6 +29,11 @@ struct SapIslandStatistics {
   /// Newton iterations this island took (its own count).
   int newton_iterations{0};
   int line_search_iterations{0};
+  /// Of these, iterations whose direction used stiction prediction
+  /// (docs/theory.md §16), and those rejected (not a descent direction, or
+  /// alpha below stiction_prediction_min_step).
+  int predicted_iterations{0};
+  int rejected_predictions{0};
   /// Factored on its own with a dense LLT (else in the CHOLMOD group).
   bool dense{false};
   /// Where Newton started: -1 at v*, g >= 0 at the caller's guess g
@@ -56,6 +61,13 @@ struct SapSolverStatistics {
   /// one's statistics in order of its first tree.
   int islands{0};
   std::vector<SapIslandStatistics> island_statistics;
+  /// Stiction prediction (docs/theory.md §16), summed over the islands:
+  /// Newton iterations whose direction used it, contacts modeled as sticking
+  /// in them (summed over those iterations), and predicted steps rejected
+  /// (followed by an exact Newton step).
+  int predicted_iterations{0};
+  int predicted_contacts{0};
+  int rejected_predictions{0};
   /// Line-search iterations, total over the solve.
   int line_search_iterations{0};
   /// Per Newton round k = 0..: the cost l(v_k) before the step [J] (all

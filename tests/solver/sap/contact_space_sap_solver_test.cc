@@ -78,6 +78,9 @@ TEST(ContactSpaceSapSolver, FollowsSapSolversIteratesAndSolution) {
     // are those of W's block graph here.
     params.linear_solver = LinearSolverType::kDense;
     params.rel_tolerance = 1e-10;
+    // The same iteration: exact Newton steps (the contact-space solver has
+    // no stiction prediction, docs/theory.md §16).
+    params.stiction_prediction = false;
     SapSolver sap(params);
     const SapSolverResults a = sap.Solve(problem);
     ASSERT_TRUE(a.converged()) << a.message;
