@@ -13,9 +13,9 @@ NewtonIslandDecision DecideNewtonIsland(const SapSolverParameters& p,
                                         std::string* message) {
   st->cost = cost;
   st->relative_residual = scale > 0 ? residual / scale : residual;
-  std::ostringstream os;
   if (!std::isfinite(cost) || !std::isfinite(residual)) {
     *status = SapSolverStatus::kFactorizationFailed;
+    std::ostringstream os;
     os << "island " << island
        << ": non-finite cost or gradient at Newton iteration "
        << st->iterations;
@@ -36,6 +36,7 @@ NewtonIslandDecision DecideNewtonIsland(const SapSolverParameters& p,
       return NewtonIslandDecision::kDone;
     }
     *status = SapSolverStatus::kStalled;
+    std::ostringstream os;
     os << "island " << island << ": cost stalled at round-off after "
        << st->iterations << " Newton iterations with scaled residual "
        << st->relative_residual << " (> stall_residual_tolerance "
@@ -46,6 +47,7 @@ NewtonIslandDecision DecideNewtonIsland(const SapSolverParameters& p,
   }
   if (st->iterations >= p.max_iterations) {
     *status = SapSolverStatus::kMaxIterations;
+    std::ostringstream os;
     os << "not converged in " << p.max_iterations
        << " Newton iterations; scaled residual " << st->relative_residual
        << (num_islands > 1 ? " (island " + std::to_string(island) + ")"

@@ -40,14 +40,19 @@ SapModel::SapModel(const SapProblem& problem,
     if (c.second) touched[c.second->tree] = 1;
   }
   participating_.assign(nt, -1);
+  full_offsets_.reserve(nt);
+  int full_offset = 0;
   for (int t = 0; t < nt; ++t) {
-    if (!touched[t]) continue;
-    participating_[t] = static_cast<int>(tree_of_.size());
-    tree_of_.push_back(t);
-    offsets_.push_back(num_velocities_);
     const int n = static_cast<int>(problem.trees[t].A.rows());
-    sizes_.push_back(n);
-    num_velocities_ += n;
+    if (touched[t]) {
+      participating_[t] = static_cast<int>(tree_of_.size());
+      tree_of_.push_back(t);
+      offsets_.push_back(num_velocities_);
+      full_offsets_.push_back(full_offset);
+      sizes_.push_back(n);
+      num_velocities_ += n;
+    }
+    full_offset += n;
   }
   v_star_.resize(num_velocities_);
   D_.resize(num_velocities_);
@@ -231,18 +236,16 @@ void SapModel::BuildIslands() {
 
 void SapModel::Gather(const Eigen::VectorXd& v_full, Eigen::VectorXd* v) const {
   v->resize(num_velocities_);
-  const std::vector<int> full_offsets = problem_->TreeOffsets();
   for (int p = 0; p < num_trees(); ++p) {
     v->segment(offsets_[p], sizes_[p]) =
-        v_full.segment(full_offsets[tree_of_[p]], sizes_[p]);
+        v_full.segment(full_offsets_[p], sizes_[p]);
   }
 }
 
 void SapModel::Scatter(const Eigen::VectorXd& v,
                        Eigen::VectorXd* v_full) const {
-  const std::vector<int> full_offsets = problem_->TreeOffsets();
   for (int p = 0; p < num_trees(); ++p) {
-    v_full->segment(full_offsets[tree_of_[p]], sizes_[p]) =
+    v_full->segment(full_offsets_[p], sizes_[p]) =
         v.segment(offsets_[p], sizes_[p]);
   }
 }

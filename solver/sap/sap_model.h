@@ -129,7 +129,10 @@ class SapModel {
   void BuildIslands();
 
   const SapProblem* problem_;
-  std::vector<int> tree_of_, offsets_, sizes_, participating_;
+  // Per participating tree: its problem tree, offset in the model's v,
+  // offset in the problem's stacked v, size; per problem tree: its
+  // participating index or -1.
+  std::vector<int> tree_of_, offsets_, full_offsets_, sizes_, participating_;
   int num_velocities_{0};
   std::vector<ModelContact> contacts_;
   std::vector<Patch> patches_;
