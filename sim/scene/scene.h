@@ -51,6 +51,8 @@ struct SolverSettings {
   int max_iterations{100};
   LineSearchMethod line_search{LineSearchMethod::kExact};
   LinearSolverKind linear_solver{LinearSolverKind::kAuto};
+  /// Stiction prediction in the Newton iteration (docs/theory.md §16).
+  bool stiction_prediction{true};
 };
 
 /// YAML `output:` (optional).

@@ -179,6 +179,10 @@ class Parser {
           r_.Choice(n["linear_solver"], "solver.linear_solver",
                     {"auto", "dense", "cholmod", "block_sparse"}));
     }
+    if (n["stiction_prediction"]) {
+      s->stiction_prediction =
+          r_.Bool(n["stiction_prediction"], "solver.stiction_prediction");
+    }
   }
 
   void ParseMaterials(const YAML::Node& n, Scene* scene) {

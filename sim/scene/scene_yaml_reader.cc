@@ -27,7 +27,7 @@ const std::vector<std::string>& SolverKeys() {
   static const std::vector<std::string> k{
       "model",         "near_rigid_threshold", "friction_regularization",
       "rel_tolerance", "abs_tolerance",        "max_iterations",
-      "line_search",   "linear_solver"};
+      "line_search",   "linear_solver",        "stiction_prediction"};
   return k;
 }
 const std::vector<std::string>& MaterialKeys() {

@@ -90,6 +90,7 @@ SapSolverParameters MakeSapParameters(const SolverSettings& s) {
   p.line_search = s.line_search == LineSearchMethod::kExact
                       ? LineSearchType::kExact
                       : LineSearchType::kBacktracking;
+  p.stiction_prediction = s.stiction_prediction;
   switch (s.linear_solver) {
     case LinearSolverKind::kAuto:
       p.linear_solver = LinearSolverType::kAuto;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "sapcontact/sim/stepping/time_stepper.h"
 #include "tests/sim/scene/scene_test_util.h"
 
 namespace sapcontact {
@@ -160,6 +161,8 @@ bodies:
   EXPECT_EQ(s.solver.max_iterations, 100);
   EXPECT_EQ(s.solver.line_search, LineSearchMethod::kExact);
   EXPECT_EQ(s.solver.linear_solver, LinearSolverKind::kAuto);
+  EXPECT_TRUE(s.solver.stiction_prediction);
+  EXPECT_TRUE(MakeSapParameters(s.solver).stiction_prediction);
   EXPECT_EQ(s.output.every, 10);
   EXPECT_EQ(s.collision.margin, 1e-3);
   ASSERT_EQ(s.materials.size(), 1u);
@@ -182,7 +185,8 @@ time_step: 0.001
 duration: 1
 solver: {model: rigid, near_rigid_threshold: 0.5, friction_regularization: 0.01,
          rel_tolerance: 1e-8, abs_tolerance: 0, max_iterations: 7,
-         line_search: backtracking, linear_solver: cholmod}
+         line_search: backtracking, linear_solver: cholmod,
+         stiction_prediction: false}
 materials:
   steel: {stiffness: .inf, dissipation_time_scale: 0, friction: 0.2}
   default: {friction: 0.8}
@@ -199,6 +203,8 @@ bodies:
   EXPECT_EQ(s.solver.max_iterations, 7);
   EXPECT_EQ(s.solver.line_search, LineSearchMethod::kBacktracking);
   EXPECT_EQ(s.solver.linear_solver, LinearSolverKind::kCholmod);
+  EXPECT_FALSE(s.solver.stiction_prediction);
+  EXPECT_FALSE(MakeSapParameters(s.solver).stiction_prediction);
   ASSERT_EQ(s.materials.size(), 2u);
   EXPECT_EQ(s.materials[0].name, "default");
   EXPECT_EQ(s.materials[0].friction, 0.8);
