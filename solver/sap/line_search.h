@@ -74,20 +74,35 @@ double SearchAlongRay(const SapSolverParameters& p, const RayQuadratic& q,
   }
 
   // Exact: l is convex along the ray, so dl/dalpha is nondecreasing; its
-  // root is the minimizer. If l still decreases at max_step, take max_step.
+  // root is the minimizer. dl/dalpha is zero to machine precision once it is
+  // below the round-off of its terms.
   const double alpha_max = p.max_step;
-  double d1 = 0.0;
-  eval(alpha_max, nullptr, &d1, nullptr);
-  ++*iterations;
-  if (d1 <= 0.0) return alpha_max;
-  // dl/dalpha is zero to machine precision once it is below the round-off
-  // of its terms.
   const double eps = std::numeric_limits<double>::epsilon();
   const double f_tolerance =
       16 * eps * (std::abs(q.a1) + alpha_max * std::abs(q.a2) + q.dvc_gamma0);
+  // The full step first: near the solution it is the minimizer to round-off
+  // (one evaluation); else it brackets the root in [0, 1] or, while l still
+  // decreases at 1, [1, max_step] (max_step itself when l decreases there).
+  double f1 = 0.0, df1 = 0.0;
+  eval(1.0, nullptr, &f1, &df1);
+  ++*iterations;
+  if (std::abs(f1) <= f_tolerance) return 1.0;
+  double lo = 0.0, hi = 1.0;
+  if (f1 < 0.0) {
+    if (!(alpha_max > 1.0)) return 1.0;
+    double f_max = 0.0;
+    eval(alpha_max, nullptr, &f_max, nullptr);
+    ++*iterations;
+    if (f_max <= 0.0) return alpha_max;
+    lo = 1.0;
+    hi = alpha_max;
+  }
+  // Rtsafe from Newton's step off alpha = 1 (the middle of the bracket if
+  // that leaves it).
+  const double guess = df1 > 0.0 ? 1.0 - f1 / df1 : 0.5 * (lo + hi);
   const RtsafeResult root = Rtsafe(
       [&](double alpha, double* f, double* df) { eval(alpha, nullptr, f, df); },
-      0.0, alpha_max, 1.0, 4 * eps, f_tolerance, p.max_line_search_iterations);
+      lo, hi, guess, 4 * eps, f_tolerance, p.max_line_search_iterations);
   *iterations += root.iterations;
   return root.x;
 }
