@@ -305,20 +305,17 @@ double SapModel::EvaluateConstraints(const Eigen::VectorXd& v_c,
 
 namespace {
 
-// block += Ji' G Jj for 3 x n Jacobian blocks. Free bodies (n = 6) take a
-// fixed-size path that Eigen vectorizes; other sizes a lazy product (these
-// blocks are tiny, and Eigen's general GEMM path costs more than the flops).
+using Matrix36 = Eigen::Matrix<double, 3, 6>;
+using Matrix63 = Eigen::Matrix<double, 6, 3>;
+using Matrix6 = Eigen::Matrix<double, 6, 6>;
+using Vector6 = Eigen::Matrix<double, 6, 1>;
+
+// block += Ji' G Jj for 3 x n Jacobian blocks of any sizes: lazy products
+// (these blocks are tiny, and Eigen's general GEMM path costs more than the
+// flops).
 void AddJtGJ(const Eigen::MatrixXd& Ji, const Matrix3& G,
              const Eigen::MatrixXd& Jj, Eigen::MatrixXd* GJ_workspace,
              Eigen::MatrixXd* block) {
-  if (Ji.cols() == 6 && Jj.cols() == 6) {
-    using M36 = Eigen::Matrix<double, 3, 6>;
-    const Eigen::Map<const M36> a(Ji.data()), b(Jj.data());
-    Eigen::Map<Eigen::Matrix<double, 6, 6>> out(block->data());
-    const M36 Gb = G * b;
-    out.noalias() += a.transpose() * Gb;
-    return;
-  }
   GJ_workspace->noalias() = G.lazyProduct(Jj);
   block->noalias() += Ji.transpose().lazyProduct(*GJ_workspace);
 }
@@ -333,22 +330,31 @@ void SapModel::AssembleHessian(const std::vector<Matrix3>& G,
 void SapModel::MultiplyA(const Island& island, const Eigen::VectorXd& x,
                          Eigen::VectorXd* y) const {
   for (int p : island.trees) {
-    y->segment(offsets_[p], sizes_[p]).noalias() =
-        problem_->trees[tree_of_[p]].A * x.segment(offsets_[p], sizes_[p]);
+    const Eigen::MatrixXd& A = problem_->trees[tree_of_[p]].A;
+    if (sizes_[p] == 6) {  // a free body: fixed size, no GEMV call
+      y->segment<6>(offsets_[p]).noalias() =
+          Eigen::Map<const Matrix6>(A.data()) * x.segment<6>(offsets_[p]);
+    } else {
+      y->segment(offsets_[p], sizes_[p]).noalias() =
+          A * x.segment(offsets_[p], sizes_[p]);
+    }
   }
 }
 
 void SapModel::MultiplyJ(const Island& island, const Eigen::VectorXd& v,
                          Eigen::VectorXd* v_c) const {
+  // J_t v_t of one side of a contact (fixed size for free bodies).
+  auto product = [&](const Eigen::MatrixXd& J, int p) -> Vector3 {
+    if (sizes_[p] == 6) {
+      return Eigen::Map<const Matrix36>(J.data()) * v.segment<6>(offsets_[p]);
+    }
+    return J.lazyProduct(v.segment(offsets_[p], sizes_[p]));
+  };
   for (int k : island.contacts) {
     const ModelContact& m = contacts_[k];
-    auto vc = v_c->segment<3>(3 * k);
-    vc.noalias() =
-        m.J_a->lazyProduct(v.segment(offsets_[m.tree_a], sizes_[m.tree_a]));
-    if (m.J_b) {
-      vc.noalias() +=
-          m.J_b->lazyProduct(v.segment(offsets_[m.tree_b], sizes_[m.tree_b]));
-    }
+    Vector3 vc = product(*m.J_a, m.tree_a);
+    if (m.J_b) vc += product(*m.J_b, m.tree_b);
+    v_c->segment<3>(3 * k) = vc;
   }
 }
 
@@ -356,15 +362,21 @@ void SapModel::MultiplyJTranspose(const Island& island,
                                   const Eigen::VectorXd& gamma,
                                   Eigen::VectorXd* out) const {
   for (int p : island.trees) out->segment(offsets_[p], sizes_[p]).setZero();
+  // out_t += J_t' g of one side of a contact (fixed size for free bodies).
+  auto add = [&](const Eigen::MatrixXd& J, int p, const Vector3& g) {
+    if (sizes_[p] == 6) {
+      out->segment<6>(offsets_[p]).noalias() +=
+          Eigen::Map<const Matrix36>(J.data()).transpose() * g;
+    } else {
+      out->segment(offsets_[p], sizes_[p]).noalias() +=
+          J.transpose().lazyProduct(g);
+    }
+  };
   for (int k : island.contacts) {
     const ModelContact& m = contacts_[k];
-    const auto g = gamma.segment<3>(3 * k);
-    out->segment(offsets_[m.tree_a], sizes_[m.tree_a]).noalias() +=
-        m.J_a->transpose().lazyProduct(g);
-    if (m.J_b) {
-      out->segment(offsets_[m.tree_b], sizes_[m.tree_b]).noalias() +=
-          m.J_b->transpose().lazyProduct(g);
-    }
+    const Vector3 g = gamma.segment<3>(3 * k);
+    add(*m.J_a, m.tree_a, g);
+    if (m.J_b) add(*m.J_b, m.tree_b, g);
   }
 }
 
@@ -422,14 +434,39 @@ void SapModel::AssembleHessian(const Island& island,
     if (off) off->setZero();
     for (int k : patch.contacts) {
       const ModelContact& m = contacts_[k];
+      const bool wide_a = wide_of_tree_[m.tree_a] >= 0;
+      const bool wide_b = m.J_b && wide_of_tree_[m.tree_b] >= 0;
+      if (sizes_[m.tree_a] == 6 && (!m.J_b || sizes_[m.tree_b] == 6)) {
+        // Free bodies: with T = J' (6 x 3) and U = J' G = (G J)' (G is
+        // symmetric), J_i' G J_j = T_i U_j': each column of a block is
+        // three vectorized 6-element axpys (half the instructions of
+        // forming J_i' (G J_j) from the 3 x 6 blocks).
+        const Matrix63 Ta =
+            Eigen::Map<const Matrix36>(m.J_a->data()).transpose();
+        const Matrix63 Ua = Ta * G[k];
+        Eigen::Map<Matrix6>(H->diagonal_block(m.tree_a).data()).noalias() +=
+            Ta * Ua.transpose();
+        if (m.J_b) {
+          const Matrix63 Tb =
+              Eigen::Map<const Matrix36>(m.J_b->data()).transpose();
+          const Matrix63 Ub = Tb * G[k];
+          Eigen::Map<Matrix6>(H->diagonal_block(m.tree_b).data()).noalias() +=
+              Tb * Ub.transpose();
+          // The coupling block (i, j), i > j: J_i' G J_j.
+          Eigen::Map<Matrix6>(off->data()).noalias() +=
+              m.tree_a > m.tree_b ? (Ta * Ub.transpose()).eval()
+                                  : (Tb * Ua.transpose()).eval();
+        }
+        continue;
+      }
       // J' G J restricted to this contact's trees: diagonal blocks
       // J_a' G J_a (+ J_b' G J_b) and the coupling block (i, j), i > j,
       // J_i' G J_j.
-      if (wide_of_tree_[m.tree_a] < 0) {
+      if (!wide_a) {
         AddJtGJ(*m.J_a, G[k], *m.J_a, &GJ_, &H->diagonal_block(m.tree_a));
       }
       if (m.J_b) {
-        if (wide_of_tree_[m.tree_b] < 0) {
+        if (!wide_b) {
           AddJtGJ(*m.J_b, G[k], *m.J_b, &GJ_, &H->diagonal_block(m.tree_b));
         }
         if (m.tree_a > m.tree_b) {
