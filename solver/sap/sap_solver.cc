@@ -20,6 +20,17 @@ using Clock = std::chrono::steady_clock;
 // iterations).
 constexpr double kStictionReleaseStep = 0.95;
 
+// Stiction prediction's state of a contact (SapSolver::predicted_stick_):
+// reversed by the last direction, to enter the next Newton system; in the
+// system of the last direction; in it, and still sliding at that
+// direction's full step.
+enum : char {
+  kUnmarked = 0,
+  kMarked = 1,
+  kPredicted = 2,
+  kSlidesAtFullStep = 3,
+};
+
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
@@ -385,7 +396,7 @@ SapSolverResults SapSolver::SolveFromCandidates(
     // factorization (a previous solve's G there made it fail).
     G_.assign(nc, Matrix3::Zero());
     regions_.assign(nc, ProjectionRegion::kNoContact);
-    predicted_stick_.assign(nc, 0);
+    predicted_stick_.assign(nc, kUnmarked);
     island_predicted_.assign(num_islands, 0);
     newton_grad_.resize(nv);
     stick_delta_.setZero(3 * nc);
@@ -534,20 +545,26 @@ SapSolverResults SapSolver::SolveFromCandidates(
         island_predicted_[i] = 0;
         if (!predict) continue;
         int marked = 0;
-        // A marked contact that still slides after a predicted step taken
-        // (nearly) in full was predicted wrongly: released.
+        // A contact of the last predicted system that still slides after
+        // that step was taken (nearly) in full, and would still have slid
+        // at its full step, was predicted wrongly: released. (One that
+        // would have stuck at the full step is only short of its band by
+        // the step's 1 - alpha: it stays.)
         const bool release = state[i].last_step_predicted &&
                              state[i].last_alpha >= kStictionReleaseStep;
         for (int k : island.contacts) {
-          if (predicted_stick_[k] && !state[i].suspend_prediction && !release &&
+          if (predicted_stick_[k] != kUnmarked &&
+              !state[i].suspend_prediction &&
+              !(release && predicted_stick_[k] == kSlidesAtFullStep) &&
               regions_[k] == ProjectionRegion::kSliding) {
+            predicted_stick_[k] = kPredicted;
             Vector3 y;
             model.contacts()[k].constraint.EvaluateAsStiction(
                 vc_.segment<3>(3 * k), &y, &G_[k]);
             stick_delta_.segment<3>(3 * k) = y - gamma_.segment<3>(3 * k);
             ++marked;
           } else {
-            predicted_stick_[k] = 0;
+            predicted_stick_[k] = kUnmarked;
             stick_delta_.segment<3>(3 * k).setZero();
           }
         }
@@ -656,15 +673,25 @@ SapSolverResults SapSolver::SolveFromCandidates(
         NewtonIslandState& st = state[i];
         if (predict) {
           // Mark the sliding contacts whose slip this direction reverses at
-          // the full step (§16).
+          // the full step (§16); note the predicted ones that would still
+          // slide at the full step.
           for (int k : island.contacts) {
+            if (predicted_stick_[k] == kPredicted) {
+              ContactConstraintState full;
+              model.contacts()[k].constraint.Evaluate(
+                  vc_.segment<3>(3 * k) + dvc_.segment<3>(3 * k), false, &full);
+              if (full.region == ProjectionRegion::kSliding) {
+                predicted_stick_[k] = kSlidesAtFullStep;
+              }
+              continue;
+            }
             if (regions_[k] != ProjectionRegion::kSliding ||
-                predicted_stick_[k]) {
+                predicted_stick_[k] != kUnmarked) {
               continue;
             }
             const auto v_t = vc_.segment<2>(3 * k + kTangent1);
             if (v_t.dot(v_t + dvc_.segment<2>(3 * k + kTangent1)) < 0.0) {
-              predicted_stick_[k] = 1;
+              predicted_stick_[k] = kMarked;
             }
           }
         }
