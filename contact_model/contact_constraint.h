@@ -40,8 +40,7 @@ class ContactConstraint {
   /// @param regularization  R, v_hat and mu of this contact for this step.
   /// @param epsilon_s       soft-norm tolerance [N*s] (docs/theory.md §4).
   ContactConstraint(const ContactRegularization& regularization,
-                    double epsilon_s)
-      : reg_(regularization), epsilon_s_(epsilon_s) {}
+                    double epsilon_s);
 
   const ContactRegularization& regularization() const { return reg_; }
 
@@ -73,6 +72,9 @@ class ContactConstraint {
  private:
   ContactRegularization reg_;
   double epsilon_s_{1.0e-8};
+  // Computed once: the projection's constants, R_n^-1 and R_t^-1.
+  FrictionConeConstants cone_;
+  double inverse_R_n_{0.0}, inverse_R_t_{0.0};
 };
 
 }  // namespace sapcontact

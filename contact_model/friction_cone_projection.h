@@ -59,4 +59,23 @@ FrictionConeProjection ProjectOntoFrictionCone(
     const Vector3& y, double mu, double R_n, double R_t, double epsilon_s,
     bool with_derivative = true, const Vector3* direction = nullptr);
 
+/// The parameters of one contact's projection with the quotients it needs
+/// computed once (a contact is projected tens of times per time step).
+struct FrictionConeConstants {
+  FrictionConeConstants() = default;
+  /// Arguments as for ProjectOntoFrictionCone().
+  FrictionConeConstants(double mu, double R_n, double R_t, double epsilon_s);
+  double mu{0.0}, R_n{1.0}, R_t{1.0}, epsilon_s{0.0};
+  double mu_ratio{0.0};             ///< mu R_t / R_n
+  double inverse_denominator{1.0};  ///< 1 / (1 + mu_tilde^2)
+};
+
+/// ProjectOntoFrictionCone() with precomputed constants, into *out: gamma,
+/// cost and region always; dgamma_dy only if `with_derivative`,
+/// dgamma_along only if `direction` is given (the other fields are left as
+/// they were). One division (by ||y_t||_s) and one square root.
+void ProjectOntoFrictionCone(const Vector3& y, const FrictionConeConstants& c,
+                             bool with_derivative, const Vector3* direction,
+                             FrictionConeProjection* out);
+
 }  // namespace sapcontact

@@ -53,6 +53,10 @@ struct SolverSettings {
   LinearSolverKind linear_solver{LinearSolverKind::kAuto};
   /// Stiction prediction in the Newton iteration (docs/theory.md §16).
   bool stiction_prediction{true};
+  /// The exact line search's strong Wolfe slope ratio, 0 to 0.99 (0:
+  /// minimize along the ray to round-off; docs/theory.md §7). The default
+  /// is SapSolverParameters::line_search_slope_ratio's.
+  double line_search_slope_ratio{0.9};
 };
 
 /// YAML `output:` (optional).

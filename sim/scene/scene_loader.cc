@@ -183,6 +183,14 @@ class Parser {
       s->stiction_prediction =
           r_.Bool(n["stiction_prediction"], "solver.stiction_prediction");
     }
+    if (n["line_search_slope_ratio"]) {
+      s->line_search_slope_ratio = r_.NonNegative(
+          n["line_search_slope_ratio"], "solver.line_search_slope_ratio");
+      r_.CheckRange(n["line_search_slope_ratio"],
+                    "solver.line_search_slope_ratio",
+                    s->line_search_slope_ratio, 0.0, 0.99, "",
+                    "a ratio of 1 accepts steps that barely reduce the slope");
+    }
   }
 
   void ParseMaterials(const YAML::Node& n, Scene* scene) {

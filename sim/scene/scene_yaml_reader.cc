@@ -24,10 +24,16 @@ const std::vector<std::string>& RootKeys() {
   return k;
 }
 const std::vector<std::string>& SolverKeys() {
-  static const std::vector<std::string> k{
-      "model",         "near_rigid_threshold", "friction_regularization",
-      "rel_tolerance", "abs_tolerance",        "max_iterations",
-      "line_search",   "linear_solver",        "stiction_prediction"};
+  static const std::vector<std::string> k{"model",
+                                          "near_rigid_threshold",
+                                          "friction_regularization",
+                                          "rel_tolerance",
+                                          "abs_tolerance",
+                                          "max_iterations",
+                                          "line_search",
+                                          "linear_solver",
+                                          "stiction_prediction",
+                                          "line_search_slope_ratio"};
   return k;
 }
 const std::vector<std::string>& MaterialKeys() {

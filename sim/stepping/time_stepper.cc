@@ -91,6 +91,7 @@ SapSolverParameters MakeSapParameters(const SolverSettings& s) {
                       ? LineSearchType::kExact
                       : LineSearchType::kBacktracking;
   p.stiction_prediction = s.stiction_prediction;
+  p.line_search_slope_ratio = s.line_search_slope_ratio;
   switch (s.linear_solver) {
     case LinearSolverKind::kAuto:
       p.linear_solver = LinearSolverType::kAuto;

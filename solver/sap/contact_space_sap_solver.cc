@@ -352,9 +352,11 @@ ContactSpaceSapResults ContactSpaceSapSolver::Solve(
         return sums;
       };
       int ls_iterations = 0;
-      const double alpha =
-          SearchAlongRay(parameters_, q, state[i].cost, island_dot(i, dx_, Wr_),
-                         along, &ls_iterations);
+      const double alpha = SearchAlongRay(
+          parameters_, q, state[i].cost, island_dot(i, dx_, Wr_),
+          LineSearchSlopeRatio(parameters_, state[i].relative_residual,
+                               stats.reciprocal_condition),
+          along, &ls_iterations);
       for (int k : contacts) {
         x_.segment<3>(3 * k) += alpha * dx_.segment<3>(3 * k);
       }

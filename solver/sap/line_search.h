@@ -45,19 +45,45 @@ struct RayQuadratic {
   double dvc_gamma0{0.0};
 };
 
-/// Minimizes l along the ray: exact (the root of dl/dalpha by rtsafe, to
-/// near machine precision, in [0, max_step]; max_step when l still
-/// decreases there) or backtracking (Armijo from alpha = 1), as
-/// p.line_search says. `constraints(alpha)` returns the RaySums of all the
-/// ray's contacts. cost0 and dcost0 are l and dl/dalpha at alpha = 0. Adds
-/// the evaluations made to *iterations and returns alpha.
+/// The slope ratio of the exact search's Wolfe test at an iterate whose
+/// scaled residual (relative, the stopping test's) is `relative_residual`,
+/// with a Newton direction from a factorization of reciprocal condition
+/// estimate `rcond`: p.line_search_slope_ratio far from the solution; 0
+/// (minimize to round-off) once the residual is below sqrt(rel_tolerance),
+/// where Newton converges quadratically and the last steps' accuracy is the
+/// answer's, and whenever round-off matters to the answer: rel_tolerance
+/// at most 1e-8 (the stiff limit, FCLib), or the solve's round-off
+/// eps / rcond within a factor 100 of rel_tolerance. There the search along
+/// the direction makes up for the direction's round-off (docs/theory.md
+/// §7).
+inline double LineSearchSlopeRatio(const SapSolverParameters& p,
+                                   double relative_residual, double rcond) {
+  const double eps = std::numeric_limits<double>::epsilon();
+  const bool near_round_off =
+      p.rel_tolerance <= 1e-8 || eps > 1e-2 * p.rel_tolerance * rcond;
+  return near_round_off || relative_residual <= std::sqrt(p.rel_tolerance)
+             ? 0.0
+             : p.line_search_slope_ratio;
+}
+
+/// Minimizes l along the ray: exact (the root of dl/dalpha by rtsafe in
+/// [0, max_step], max_step when l still decreases there; it stops at the
+/// first point where dl/dalpha is zero to round-off or where the strong
+/// Wolfe conditions |dl/dalpha| <= slope_ratio |dl/dalpha(0)| and
+/// l <= l(0) + armijo_c alpha dl/dalpha(0) hold) or backtracking (Armijo
+/// from alpha = 1), as p.line_search says. `constraints(alpha)`
+/// returns the RaySums of all the ray's contacts. cost0 and dcost0 are l and
+/// dl/dalpha at alpha = 0. Adds the evaluations made to *iterations and
+/// returns alpha.
 template <typename Constraints>
 double SearchAlongRay(const SapSolverParameters& p, const RayQuadratic& q,
-                      double cost0, double dcost0,
+                      double cost0, double dcost0, double slope_ratio,
                       const Constraints& constraints, int* iterations) {
+  double last_cost = 0.0;  // l at the last evaluation
   auto eval = [&](double alpha, double* cost, double* d1, double* d2) {
     const RaySums s = constraints(alpha);
-    if (cost) *cost = q.l0 + alpha * q.a1 + 0.5 * alpha * alpha * q.a2 + s.cost;
+    last_cost = q.l0 + alpha * q.a1 + 0.5 * alpha * alpha * q.a2 + s.cost;
+    if (cost) *cost = last_cost;
     if (d1) *d1 = q.a1 + alpha * q.a2 - s.dvc_gamma;
     if (d2) *d2 = q.a2 + s.curvature;
   };
@@ -83,10 +109,18 @@ double SearchAlongRay(const SapSolverParameters& p, const RayQuadratic& q,
   // The full step first: near the solution it is the minimizer to round-off
   // (one evaluation); else it brackets the root in [0, 1] or, while l still
   // decreases at 1, [1, max_step] (max_step itself when l decreases there).
+  // Accept alpha (just evaluated, dl/dalpha = f there): f zero to
+  // round-off, or the strong Wolfe conditions.
+  const double slope_tolerance = slope_ratio * std::abs(dcost0);
+  auto done = [&](double alpha, double f) {
+    return std::abs(f) <= f_tolerance ||
+           (std::abs(f) <= slope_tolerance &&
+            last_cost <= cost0 + p.armijo_c * alpha * dcost0);
+  };
   double f1 = 0.0, df1 = 0.0;
   eval(1.0, nullptr, &f1, &df1);
   ++*iterations;
-  if (std::abs(f1) <= f_tolerance) return 1.0;
+  if (done(1.0, f1)) return 1.0;
   double lo = 0.0, hi = 1.0;
   if (f1 < 0.0) {
     if (!(alpha_max > 1.0)) return 1.0;
@@ -102,7 +136,7 @@ double SearchAlongRay(const SapSolverParameters& p, const RayQuadratic& q,
   const double guess = df1 > 0.0 ? 1.0 - f1 / df1 : 0.5 * (lo + hi);
   const RtsafeResult root = Rtsafe(
       [&](double alpha, double* f, double* df) { eval(alpha, nullptr, f, df); },
-      lo, hi, guess, 4 * eps, f_tolerance, p.max_line_search_iterations);
+      lo, hi, guess, 4 * eps, done, p.max_line_search_iterations);
   *iterations += root.iterations;
   return root.x;
 }

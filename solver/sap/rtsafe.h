@@ -17,12 +17,11 @@ struct RtsafeResult {
 /// returns f and f' at x. Newton steps from `guess` are taken while they stay
 /// inside the bracket and shrink |f| fast enough; otherwise the bracket is
 /// bisected. Stops when the step or the bracket is below `x_tolerance`, when
-/// |f(x)| <= f_tolerance (f is zero to within its round-off), or after
-/// max_iterations evaluations.
-template <typename Eval>
+/// `done(x, f)` accepts the point just evaluated (e.g. |f| is zero to within
+/// its round-off), or after max_iterations evaluations.
+template <typename Eval, typename Done>
 RtsafeResult Rtsafe(const Eval& eval, double lo, double hi, double guess,
-                    double x_tolerance, double f_tolerance,
-                    int max_iterations) {
+                    double x_tolerance, const Done& done, int max_iterations) {
   RtsafeResult r;
   double x = (guess > lo && guess < hi) ? guess : 0.5 * (lo + hi);
   double step_before_last = hi - lo;
@@ -31,7 +30,7 @@ RtsafeResult Rtsafe(const Eval& eval, double lo, double hi, double guess,
   eval(x, &f, &df);
   r.iterations = 1;
   while (true) {
-    if (std::abs(f) <= f_tolerance) {
+    if (done(x, f)) {
       r.converged = true;
       break;
     }

@@ -75,6 +75,8 @@ void Validate(const SapSolverParameters& p) {
     Invalid("max_step", p.max_step, "finite, >= 1");
   if (p.max_line_search_iterations < 1)
     Invalid("max_line_search_iterations", p.max_line_search_iterations, ">= 1");
+  if (!(p.line_search_slope_ratio >= 0 && p.line_search_slope_ratio < 1))
+    Invalid("line_search_slope_ratio", p.line_search_slope_ratio, "in [0, 1)");
   if (!(p.armijo_c > 0 && p.armijo_c < 1))
     Invalid("armijo_c", p.armijo_c, "in (0, 1)");
   if (!(p.backtracking_rho > 0 && p.backtracking_rho < 1))
@@ -107,7 +109,8 @@ int SapSolver::total_symbolic_analyses() const {
 
 double SapSolver::LineSearch(const SapModel& model,
                              const SapModel::Island& island, double cost0,
-                             double dcost0, int* iterations) {
+                             double dcost0, double relative_residual,
+                             double rcond, int* iterations) {
   // l(alpha) and its first two derivatives along dv, in O(n + nc) of the
   // island from the precomputed A dv, J dv and dv' A dv (SAP paper §IV-C).
   auto constraints = [&](double alpha) {
@@ -118,8 +121,10 @@ double SapSolver::LineSearch(const SapModel& model,
     }
     return sums;
   };
-  return SearchAlongRay(parameters_, RayQuadratic{lA0_, a1_, a2_, dvc_gamma0_},
-                        cost0, dcost0, constraints, iterations);
+  return SearchAlongRay(
+      parameters_, RayQuadratic{lA0_, a1_, a2_, dvc_gamma0_}, cost0, dcost0,
+      LineSearchSlopeRatio(parameters_, relative_residual, rcond), constraints,
+      iterations);
 }
 
 bool SapSolver::SolveDenseIsland(const SapModel& model,
@@ -398,6 +403,7 @@ SapSolverResults SapSolver::SolveFromCandidates(
     regions_.assign(nc, ProjectionRegion::kNoContact);
     predicted_stick_.assign(nc, kUnmarked);
     island_predicted_.assign(num_islands, 0);
+    island_rcond_.assign(num_islands, 0.0);
     newton_grad_.resize(nv);
     stick_delta_.setZero(3 * nc);
     jt_delta_.resize(nv);
@@ -609,6 +615,7 @@ SapSolverResults SapSolver::SolveFromCandidates(
           failed = true;
         }
         round_rcond = std::min(round_rcond, rcond);
+        island_rcond_[i] = rcond;
       }
       if (!failed && group_steps) {
         double rcond = 0.0;
@@ -622,6 +629,9 @@ SapSolverResults SapSolver::SolveFromCandidates(
           failed = true;
         }
         round_rcond = std::min(round_rcond, rcond);
+        for (int i = 0; i < num_islands; ++i) {
+          if (sparse_island_[i]) island_rcond_[i] = rcond;
+        }
       }
       t_factor += Seconds(t0);
       ++stats.newton_iterations;
@@ -705,14 +715,18 @@ SapSolverResults SapSolver::SolveFromCandidates(
             ++st.rejected_predictions;
             st.suspend_prediction = true;
           } else {
-            alpha = LineSearch(model, island, st.cost, dcost0, &ls_iterations);
+            alpha =
+                LineSearch(model, island, st.cost, dcost0, st.relative_residual,
+                           island_rcond_[i], &ls_iterations);
             if (alpha < parameters_.stiction_prediction_min_step) {
               ++st.rejected_predictions;
               st.suspend_prediction = true;
             }
           }
         } else {
-          alpha = LineSearch(model, island, st.cost, dcost0, &ls_iterations);
+          alpha =
+              LineSearch(model, island, st.cost, dcost0, st.relative_residual,
+                         island_rcond_[i], &ls_iterations);
         }
         for (int p : island.trees) {
           v_.segment(model.offset(p), model.size(p)) +=

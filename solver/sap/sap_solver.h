@@ -65,9 +65,11 @@ class SapSolver {
 
  private:
   // Exact line search (SAP paper §IV-B) or backtracking along dv from v for
-  // one island; returns alpha and adds the iterations made to *iterations.
+  // one island whose scaled residual is relative_residual; returns alpha and
+  // adds the iterations made to *iterations.
   double LineSearch(const SapModel& model, const SapModel::Island& island,
-                    double cost0, double dcost0, int* iterations);
+                    double cost0, double dcost0, double relative_residual,
+                    double rcond, int* iterations);
   // Factors the dense island's Hessian (blocks of H_) and solves for its dv.
   // Returns false if it is not numerically positive definite.
   bool SolveDenseIsland(const SapModel& model, const SapModel::Island& island,
@@ -94,6 +96,9 @@ class SapSolver {
   Eigen::VectorXd newton_grad_, stick_delta_, jt_delta_;
   std::vector<ProjectionRegion> regions_;
   std::vector<char> predicted_stick_, island_predicted_;
+  // Reciprocal condition estimate of the factorization that gave each
+  // island's current direction.
+  std::vector<double> island_rcond_;
   BlockSparseSymmetricMatrix H_, H_group_;
   // Per island: factored on its own (dense) or in the sparse group, and
   // whether it takes a Newton step this round.
