@@ -3,10 +3,11 @@
 // once as a sapsim scene and once as MJCF, with matched contact parameters;
 // both engines step it single-threaded for its duration and the table gives,
 // per scene and time step, wall time per step (collision, contact problem,
-// solve and integration; best of up to 3 runs when a run is short), the
-// ratio sapcontact / MuJoCo, mean Newton iterations and contacts per step,
-// and the scene's physical outcome in both engines, so that speed is never
-// bought with sloppier physics.
+// solve and integration; the fastest of repeated runs, the two engines
+// alternating: at least 3 runs each unless they take 10 s, and at least 1 s
+// of stepping), the ratio sapcontact / MuJoCo, mean Newton iterations and
+// contacts per step, and the scene's physical outcome in both engines, so that
+// speed is never bought with sloppier physics.
 //
 //   cmake --build build --target mujoco_comparison
 //   build/bin/mujoco_comparison [--scene NAME] [--dt 1e-3,1e-2] [--csv FILE]
@@ -53,74 +54,76 @@ struct EngineRun {
       us_line_search{0}, us_solver_other{0};
   double mean_factorizations{0};
   double mean_line_search_iterations{0};
+  double seconds{0};  ///< wall time of the stepping [s]
 };
 
-constexpr int kMaxRepeats = 3;
-constexpr double kRepeatBelowSeconds = 2.0;
+// Repeats (MeasureRow): each engine runs at least kMinRuns times unless its
+// runs have taken kLongSeconds in all, and until kMinSeconds of stepping
+// (short runs are repeated many times: a 100-step run of one box takes
+// half a millisecond, below the machine's noise), at most kMaxRuns times;
+// the two engines alternate, and each one's fastest run counts.
+constexpr int kMinRuns = 3;
+constexpr int kMaxRuns = 2000;
+constexpr double kMinSeconds = 1.0;
+constexpr double kLongSeconds = 10.0;
 
 int Steps(const ComparisonScene& s, double dt) {
   return static_cast<int>(std::lround(s.duration / dt));
 }
 
-EngineRun RunSapcontact(const ComparisonScene& s, double dt, double sigma) {
-  EngineRun best;
-  const std::string yaml = ToSapsimYaml(s, dt, sigma);
-  for (int repeat = 0; repeat < kMaxRepeats; ++repeat) {
-    EngineRun r;
-    try {
-      const Scene scene = LoadSceneFromString(yaml, s.name);
-      TimeStepper stepper(scene);
-      r.steps = Steps(s, dt);
-      long long iterations = 0, contacts = 0, factorizations = 0,
-                line_search_iterations = 0;
-      double collision = 0, model = 0, assembly = 0, factorization = 0,
-             line_search = 0, solver_other = 0;
-      const auto start = Clock::now();
-      for (int n = 0; n < r.steps; ++n) {
-        const StepInfo info = stepper.Step();
-        iterations += info.newton_iterations;
-        contacts += info.contacts;
-        collision += info.collision_time;
-        const SapSolverStatistics& st = stepper.last_sap_results().statistics;
-        model += st.time_model;
-        assembly += st.time_assembly;
-        factorization += st.time_factorization;
-        line_search += st.time_line_search;
-        solver_other += st.time_other;
-        factorizations += st.factorizations;
-        line_search_iterations += st.line_search_iterations;
-      }
-      const double seconds =
-          std::chrono::duration<double>(Clock::now() - start).count();
-      r.us_per_step = 1e6 * seconds / r.steps;
-      const double per_step = 1e6 / r.steps;
-      r.us_collision = collision * per_step;
-      r.us_model = model * per_step;
-      r.us_assembly = assembly * per_step;
-      r.us_factorization = factorization * per_step;
-      r.us_line_search = line_search * per_step;
-      r.us_solver_other = solver_other * per_step;
-      r.mean_factorizations = static_cast<double>(factorizations) / r.steps;
-      r.mean_line_search_iterations =
-          static_cast<double>(line_search_iterations) / r.steps;
-      r.mean_iterations = static_cast<double>(iterations) / r.steps;
-      r.mean_contacts = static_cast<double>(contacts) / r.steps;
-      std::vector<Eigen::Vector3d> final;
-      for (size_t i = 0; i < scene.bodies.size(); ++i) {
-        if (!scene.bodies[i].fixed) {
-          final.push_back(stepper.state()[i].pose.position);
-        }
-      }
-      r.outcome = s.outcome(final);
-      r.ok = true;
-      if (!best.ok || r.us_per_step < best.us_per_step) best = r;
-      if (seconds > kRepeatBelowSeconds) break;
-    } catch (const std::exception& e) {
-      best.error = e.what();
-      break;
+// One run of sapcontact (scene loading outside the timing).
+EngineRun RunSapcontactOnce(const ComparisonScene& s, const std::string& yaml,
+                            double dt) {
+  EngineRun r;
+  try {
+    const Scene scene = LoadSceneFromString(yaml, s.name);
+    TimeStepper stepper(scene);
+    r.steps = Steps(s, dt);
+    long long iterations = 0, contacts = 0, factorizations = 0,
+              line_search_iterations = 0;
+    double collision = 0, model = 0, assembly = 0, factorization = 0,
+           line_search = 0, solver_other = 0;
+    const auto start = Clock::now();
+    for (int n = 0; n < r.steps; ++n) {
+      const StepInfo info = stepper.Step();
+      iterations += info.newton_iterations;
+      contacts += info.contacts;
+      collision += info.collision_time;
+      const SapSolverStatistics& st = stepper.last_sap_results().statistics;
+      model += st.time_model;
+      assembly += st.time_assembly;
+      factorization += st.time_factorization;
+      line_search += st.time_line_search;
+      solver_other += st.time_other;
+      factorizations += st.factorizations;
+      line_search_iterations += st.line_search_iterations;
     }
+    r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    r.us_per_step = 1e6 * r.seconds / r.steps;
+    const double per_step = 1e6 / r.steps;
+    r.us_collision = collision * per_step;
+    r.us_model = model * per_step;
+    r.us_assembly = assembly * per_step;
+    r.us_factorization = factorization * per_step;
+    r.us_line_search = line_search * per_step;
+    r.us_solver_other = solver_other * per_step;
+    r.mean_factorizations = static_cast<double>(factorizations) / r.steps;
+    r.mean_line_search_iterations =
+        static_cast<double>(line_search_iterations) / r.steps;
+    r.mean_iterations = static_cast<double>(iterations) / r.steps;
+    r.mean_contacts = static_cast<double>(contacts) / r.steps;
+    std::vector<Eigen::Vector3d> final;
+    for (size_t i = 0; i < scene.bodies.size(); ++i) {
+      if (!scene.bodies[i].fixed) {
+        final.push_back(stepper.state()[i].pose.position);
+      }
+    }
+    r.outcome = s.outcome(final);
+    r.ok = true;
+  } catch (const std::exception& e) {
+    r.error = e.what();
   }
-  return best;
+  return r;
 }
 
 // MuJoCo 2.2 has no XML-from-string loader: the model goes through a VFS.
@@ -141,57 +144,92 @@ mjModel* LoadMjcf(const std::string& xml, std::string* error) {
   return m;
 }
 
-EngineRun RunMujoco(const ComparisonScene& s, double dt) {
-  EngineRun best;
+// One run of MuJoCo (model compilation and mjData outside the timing).
+EngineRun RunMujocoOnce(const ComparisonScene& s, const std::string& xml,
+                        double dt) {
+  EngineRun r;
+  mjModel* m = LoadMjcf(xml, &r.error);
+  if (m == nullptr) {
+    if (r.error.empty()) r.error = "could not load the model";
+    return r;
+  }
+  mjData* d = mj_makeData(m);
+  if (d == nullptr) {
+    mj_deleteModel(m);
+    r.error = "cannot allocate mjData";
+    return r;
+  }
+  r.steps = Steps(s, dt);
+  long long iterations = 0, contacts = 0;
+  const auto start = Clock::now();
+  for (int n = 0; n < r.steps; ++n) {
+    mj_step(m, d);
+    iterations += d->solver_iter;
+    contacts += d->ncon;
+  }
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  r.us_per_step = 1e6 * r.seconds / r.steps;
+  r.mean_iterations = static_cast<double>(iterations) / r.steps;
+  r.mean_contacts = static_cast<double>(contacts) / r.steps;
+  bool finite = true;
+  for (int i = 0; i < m->nq; ++i) finite = finite && std::isfinite(d->qpos[i]);
+  std::vector<Eigen::Vector3d> final;
+  for (int b = 1; b < m->nbody; ++b) {  // body 0 is the world
+    final.emplace_back(d->xpos[3 * b], d->xpos[3 * b + 1], d->xpos[3 * b + 2]);
+  }
+  r.outcome = s.outcome(final);
+  int warnings = 0;
+  for (int w = 0; w < mjNWARNING; ++w) warnings += d->warning[w].number;
+  mj_deleteData(d);
+  mj_deleteModel(m);
+  r.ok = finite && warnings == 0;
+  if (!finite) {
+    r.error = "non-finite state";
+  } else if (warnings > 0) {
+    r.error = std::to_string(warnings) + " warnings";
+  }
+  return r;
+}
+
+// Both engines on one scene and time step, alternating runs (kMinRuns and
+// the other repeat rules above); each engine's fastest run is returned. An
+// engine that fails stops repeating and returns its error.
+std::pair<EngineRun, EngineRun> MeasureRow(const ComparisonScene& s, double dt,
+                                           double sigma, bool run_sapcontact,
+                                           bool run_mujoco) {
+  struct Tally {
+    bool active{true};
+    EngineRun best;
+    int runs{0};
+    double seconds{0};
+    bool more() const {
+      return active && runs < kMaxRuns &&
+             ((runs < kMinRuns && seconds < kLongSeconds) ||
+              seconds < kMinSeconds);
+    }
+    void add(const EngineRun& r) {
+      ++runs;
+      seconds += r.seconds;
+      if (!r.ok) {
+        best = r;
+        active = false;
+      } else if (!best.ok || r.us_per_step < best.us_per_step) {
+        best = r;
+      }
+    }
+  };
+  Tally sap, mj;
+  sap.active = run_sapcontact;
+  mj.active = run_mujoco;
+  const std::string yaml = ToSapsimYaml(s, dt, sigma);
   int free_bodies = 0;
   for (const ComparisonBody& b : s.bodies) free_bodies += b.fixed ? 0 : 1;
   const std::string xml = ToMjcf(s, dt, 6 * free_bodies);
-  for (int repeat = 0; repeat < kMaxRepeats; ++repeat) {
-    EngineRun r;
-    mjModel* m = LoadMjcf(xml, &r.error);
-    if (m == nullptr) {
-      best.error = r.error.empty() ? "could not load the model" : r.error;
-      break;
-    }
-    mjData* d = mj_makeData(m);
-    if (d == nullptr) {
-      mj_deleteModel(m);
-      best.error = "cannot allocate mjData";
-      break;
-    }
-    r.steps = Steps(s, dt);
-    long long iterations = 0, contacts = 0;
-    const auto start = Clock::now();
-    for (int n = 0; n < r.steps; ++n) {
-      mj_step(m, d);
-      iterations += d->solver_iter;
-      contacts += d->ncon;
-    }
-    const double seconds =
-        std::chrono::duration<double>(Clock::now() - start).count();
-    r.us_per_step = 1e6 * seconds / r.steps;
-    r.mean_iterations = static_cast<double>(iterations) / r.steps;
-    r.mean_contacts = static_cast<double>(contacts) / r.steps;
-    bool finite = true;
-    for (int i = 0; i < m->nq; ++i)
-      finite = finite && std::isfinite(d->qpos[i]);
-    std::vector<Eigen::Vector3d> final;
-    for (int b = 1; b < m->nbody; ++b) {  // body 0 is the world
-      final.emplace_back(d->xpos[3 * b], d->xpos[3 * b + 1],
-                         d->xpos[3 * b + 2]);
-    }
-    r.outcome = s.outcome(final);
-    int warnings = 0;
-    for (int w = 0; w < mjNWARNING; ++w) warnings += d->warning[w].number;
-    mj_deleteData(d);
-    mj_deleteModel(m);
-    r.ok = finite;
-    if (!finite) r.error = "non-finite state";
-    if (warnings > 0 && r.ok) r.error = std::to_string(warnings) + " warnings";
-    if (!best.ok || (r.ok && r.us_per_step < best.us_per_step)) best = r;
-    if (!r.ok || seconds > kRepeatBelowSeconds) break;
+  while (sap.more() || mj.more()) {
+    if (sap.more()) sap.add(RunSapcontactOnce(s, yaml, dt));
+    if (mj.more()) mj.add(RunMujocoOnce(s, xml, dt));
   }
-  return best;
+  return {sap.best, mj.best};
 }
 
 std::vector<std::string> Split(const std::string& s, char sep) {
@@ -285,10 +323,8 @@ int Main(int argc, char** argv) {
                     ToSapsimYaml(s, dt, sigma).c_str());
         continue;
       }
-      const EngineRun a =
-          engines == "mujoco" ? EngineRun{} : RunSapcontact(s, dt, sigma);
-      const EngineRun b =
-          engines == "sapcontact" ? EngineRun{} : RunMujoco(s, dt);
+      const auto [a, b] = MeasureRow(s, dt, sigma, engines != "mujoco",
+                                     engines != "sapcontact");
       const bool both = a.ok && b.ok;
       const double ratio = both ? a.us_per_step / b.us_per_step : NAN;
       if (both) log_ratios.push_back(std::log(ratio));

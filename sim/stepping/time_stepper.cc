@@ -327,16 +327,17 @@ StepInfo TimeStepper::Step() {
   // 2-3. Free motion and the contact problem.
   t0 = Clock::now();
   BuildProblem();
-  Eigen::VectorXd v_next;
+  Eigen::VectorXd& v_next = v_next_;  // kept: no allocation per step
   if (scene_.solver.model == SolverModel::kSap) {
     try {
       if (have_previous_guess_) {
         extrapolated_guess_ = 2.0 * guess_ - previous_guess_;
         candidates_.assign({&extrapolated_guess_, &guess_});
-        sap_results_ = sap_.SolveFromCandidates(problem_, candidates_);
       } else {
-        sap_results_ = sap_.Solve(problem_, &guess_);
+        candidates_.assign({&guess_});
       }
+      // Into the kept results: no allocation per step.
+      sap_.SolveFromCandidates(problem_, candidates_, &sap_results_);
       previous_guess_ = guess_;
       have_previous_guess_ = true;
     } catch (const std::invalid_argument& e) {

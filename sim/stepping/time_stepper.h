@@ -148,7 +148,7 @@ class TimeStepper {
   // Warm start (docs/theory.md §7): the velocities at the start of the
   // previous step, and the linear extrapolation 2 v_n - v_(n-1); SAP starts
   // each island from the lowest-cost of the extrapolation, v_n and v*.
-  Eigen::VectorXd previous_guess_, extrapolated_guess_;
+  Eigen::VectorXd previous_guess_, extrapolated_guess_, v_next_;
   bool have_previous_guess_{false};
   std::vector<const Eigen::VectorXd*> candidates_;
   SapSolverResults sap_results_;

@@ -19,6 +19,24 @@ BlockSparsityPattern::BlockSparsityPattern(
     std::vector<std::pair<int, int>> off_diagonal_blocks)
     : block_sizes_(std::move(block_sizes)),
       off_diagonal_blocks_(std::move(off_diagonal_blocks)) {
+  Index();
+}
+
+void BlockSparsityPattern::Assign(
+    const std::vector<int>& block_sizes,
+    const std::vector<std::pair<int, int>>& off_diagonal_blocks) {
+  block_sizes_.assign(block_sizes.begin(), block_sizes.end());
+  off_diagonal_blocks_.assign(off_diagonal_blocks.begin(),
+                              off_diagonal_blocks.end());
+  try {
+    Index();
+  } catch (...) {
+    *this = BlockSparsityPattern();  // no half-checked pattern
+    throw;
+  }
+}
+
+void BlockSparsityPattern::Index() {
   const int n = num_blocks();
   block_offsets_.resize(n);
   long long offset = 0;
@@ -39,6 +57,7 @@ BlockSparsityPattern::BlockSparsityPattern(
   size_ = static_cast<int>(offset);
 
   const int num_off = num_off_diagonal_blocks();
+  sorted_blocks_.clear();
   sorted_blocks_.reserve(num_off);
   for (int k = 0; k < num_off; ++k) {
     const auto& ij = off_diagonal_blocks_[k];

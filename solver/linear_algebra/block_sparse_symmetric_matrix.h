@@ -23,6 +23,11 @@ class BlockSparsityPattern {
   /// index k names the block).
   BlockSparsityPattern(std::vector<int> block_sizes,
                        std::vector<std::pair<int, int>> off_diagonal_blocks);
+  /// The same as constructing from copies of the arguments, into this
+  /// pattern's storage (no allocation once it is large enough). On a throw
+  /// the pattern is left empty.
+  void Assign(const std::vector<int>& block_sizes,
+              const std::vector<std::pair<int, int>>& off_diagonal_blocks);
 
   int num_blocks() const { return static_cast<int>(block_sizes_.size()); }
   int block_size(int i) const { return block_sizes_[i]; }
@@ -61,6 +66,8 @@ class BlockSparsityPattern {
   std::vector<std::pair<int, int>> off_diagonal_blocks_;
   // Off-diagonal pairs sorted by (i, j) together with their index k.
   std::vector<std::pair<std::pair<int, int>, int>> sorted_blocks_;
+  // Checks the sizes and pairs and builds the offsets and the sorted list.
+  void Index();
 };
 
 /// A symmetric matrix with a BlockSparsityPattern. Blocks are dense

@@ -1,7 +1,6 @@
 #include "sapcontact/solver/sap/sap_model.h"
 
 #include <algorithm>
-#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -30,21 +29,57 @@ Eigen::Matrix<double, 6, 6> InverseFromCholesky(
 }  // namespace
 
 SapModel::SapModel(const SapProblem& problem,
-                   const RegularizationParameters& reg)
-    : problem_(&problem) {
+                   const RegularizationParameters& reg) {
+  Build(problem, reg);
+}
+
+std::vector<int> SapModel::TakeList() {
+  if (spare_lists_.empty()) return {};
+  std::vector<int> list = std::move(spare_lists_.back());
+  spare_lists_.pop_back();
+  list.clear();
+  return list;
+}
+
+void SapModel::GiveList(std::vector<int>* list) {
+  spare_lists_.push_back(std::move(*list));
+}
+
+int SapModel::PatchOf(int i, int j) {
+  for (int q = patch_head_[i]; q >= 0; q = patch_next_[q]) {
+    if (patches_[q].tree_j == j) return q;
+  }
+  const int q = static_cast<int>(patches_.size());
+  Patch patch;
+  patch.tree_i = i;
+  patch.tree_j = j;
+  patch.contacts = TakeList();
+  patches_.push_back(std::move(patch));
+  patch_next_.push_back(patch_head_[i]);
+  patch_head_[i] = q;
+  return q;
+}
+
+void SapModel::Build(const SapProblem& problem,
+                     const RegularizationParameters& reg) {
+  problem_ = &problem;
   const int nt = static_cast<int>(problem.trees.size());
   // Participating trees, in problem order.
-  std::vector<char> touched(nt, 0);
+  touched_.assign(nt, 0);
   for (const Contact& c : problem.contacts) {
-    touched[c.first.tree] = 1;
-    if (c.second) touched[c.second->tree] = 1;
+    touched_[c.first.tree] = 1;
+    if (c.second) touched_[c.second->tree] = 1;
   }
   participating_.assign(nt, -1);
-  full_offsets_.reserve(nt);
+  tree_of_.clear();
+  offsets_.clear();
+  full_offsets_.clear();
+  sizes_.clear();
+  num_velocities_ = 0;
   int full_offset = 0;
   for (int t = 0; t < nt; ++t) {
     const int n = static_cast<int>(problem.trees[t].A.rows());
-    if (touched[t]) {
+    if (touched_[t]) {
       participating_[t] = static_cast<int>(tree_of_.size());
       tree_of_.push_back(t);
       offsets_.push_back(num_velocities_);
@@ -60,8 +95,8 @@ SapModel::SapModel(const SapProblem& problem,
   // estimates); the Cholesky factorization also checks A_t is SPD. Free
   // bodies (6 DOFs) take a fixed-size path: no allocation.
   using Matrix6 = Eigen::Matrix<double, 6, 6>;
-  std::vector<Matrix6> A_inv6(tree_of_.size());
-  std::vector<Eigen::MatrixXd> A_inv(tree_of_.size());
+  A_inv6_.resize(tree_of_.size());
+  A_inv_.resize(tree_of_.size());
   for (int p = 0; p < num_trees(); ++p) {
     const Tree& tree = problem.trees[tree_of_[p]];
     v_star_.segment(offsets_[p], sizes_[p]) = tree.v_star;
@@ -71,12 +106,12 @@ SapModel::SapModel(const SapProblem& problem,
     if (sizes_[p] == 6) {
       const Eigen::LLT<Matrix6> llt(tree.A);
       spd = llt.info() == Eigen::Success;
-      if (spd) A_inv6[p] = InverseFromCholesky(llt.matrixLLT());
+      if (spd) A_inv6_[p] = InverseFromCholesky(llt.matrixLLT());
     } else {
       const Eigen::LLT<Eigen::MatrixXd> llt(tree.A);
       spd = llt.info() == Eigen::Success;
       if (spd) {
-        A_inv[p] = llt.solve(Eigen::MatrixXd::Identity(sizes_[p], sizes_[p]));
+        A_inv_[p] = llt.solve(Eigen::MatrixXd::Identity(sizes_[p], sizes_[p]));
       }
     }
     if (!spd) {
@@ -88,20 +123,22 @@ SapModel::SapModel(const SapProblem& problem,
     }
   }
   // J A_t^-1 J' of one Jacobian block.
-  Eigen::Matrix<double, 3, Eigen::Dynamic> JAinv;
   auto JAinvJt = [&](const Eigen::MatrixXd& J, int p) -> Matrix3 {
     if (sizes_[p] == 6) {
       const Eigen::Map<const Eigen::Matrix<double, 3, 6>> J6(J.data());
-      return J6 * A_inv6[p] * J6.transpose();
+      return J6 * A_inv6_[p] * J6.transpose();
     }
-    JAinv.noalias() = J * A_inv[p];  // a blocked product for wide trees
-    return JAinv * J.transpose();
+    GJ_.noalias() = J * A_inv_[p];  // a blocked product for wide trees
+    return GJ_ * J.transpose();
   };
 
   // Contacts: Delassus estimate, regularization; patches by tree pair.
   // Contacts of one pair usually come together (collision detection lists
-  // them so): the previous contact's patch is tried before the map.
-  std::map<std::pair<int, int>, int> patch_of_pair;
+  // them so): the previous contact's patch is tried before the lookup.
+  for (Patch& patch : patches_) GiveList(&patch.contacts);
+  patches_.clear();
+  patch_head_.assign(num_trees(), -1);
+  patch_next_.clear();
   std::pair<int, int> last_pair{-2, -2};
   int last_patch = -1;
   const int nc = static_cast<int>(problem.contacts.size());
@@ -112,6 +149,8 @@ SapModel::SapModel(const SapProblem& problem,
     m.tree_a = participating_[c.first.tree];
     m.J_a = &c.first.J;
     Matrix3 W = JAinvJt(c.first.J, m.tree_a);
+    m.tree_b = -1;
+    m.J_b = nullptr;
     if (c.second) {
       m.tree_b = participating_[c.second->tree];
       m.J_b = &c.second->J;
@@ -134,28 +173,21 @@ SapModel::SapModel(const SapProblem& problem,
     const int i = std::max(m.tree_a, m.tree_b);
     const int j = m.tree_b < 0 ? -1 : std::min(m.tree_a, m.tree_b);
     if (std::make_pair(i, j) != last_pair) {
-      auto [it, inserted] =
-          patch_of_pair.try_emplace({i, j}, static_cast<int>(patches_.size()));
-      if (inserted) {
-        Patch patch;
-        patch.tree_i = i;
-        patch.tree_j = j;
-        patches_.push_back(patch);
-      }
       last_pair = {i, j};
-      last_patch = it->second;
+      last_patch = PatchOf(i, j);
     }
     patches_[last_patch].contacts.push_back(k);
   }
 
   // Hessian pattern: one off-diagonal block per two-tree patch.
-  std::vector<std::pair<int, int>> off_diagonal;
+  off_diagonal_.clear();
   for (Patch& patch : patches_) {
+    patch.off_diagonal_block = -1;
     if (patch.tree_j < 0) continue;
-    patch.off_diagonal_block = static_cast<int>(off_diagonal.size());
-    off_diagonal.emplace_back(patch.tree_i, patch.tree_j);
+    patch.off_diagonal_block = static_cast<int>(off_diagonal_.size());
+    off_diagonal_.emplace_back(patch.tree_i, patch.tree_j);
   }
-  pattern_ = BlockSparsityPattern(sizes_, std::move(off_diagonal));
+  pattern_.Assign(sizes_, off_diagonal_);
   BuildIslands();
   BuildWideTrees();
 }
@@ -203,26 +235,36 @@ int Root(std::vector<int>* parent, int x) {
 
 void SapModel::BuildIslands() {
   const int n = num_trees();
-  std::vector<int> parent(n);
-  for (int p = 0; p < n; ++p) parent[p] = p;
+  parent_.resize(n);
+  for (int p = 0; p < n; ++p) parent_[p] = p;
   for (const Patch& patch : patches_) {
     if (patch.tree_j < 0) continue;
-    const int a = Root(&parent, patch.tree_i), b = Root(&parent, patch.tree_j);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    const int a = Root(&parent_, patch.tree_i),
+              b = Root(&parent_, patch.tree_j);
+    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
   }
   // Number islands by their smallest tree (trees are visited in order, and
   // the root of a component is its smallest tree).
-  island_of_tree_.assign(n, -1);
+  for (Island& island : islands_) {
+    GiveList(&island.trees);
+    GiveList(&island.contacts);
+    GiveList(&island.patches);
+  }
   islands_.clear();
-  std::vector<int> island_of_root(n, -1);
+  island_of_tree_.assign(n, -1);
+  island_of_root_.assign(n, -1);
   for (int p = 0; p < n; ++p) {
-    const int r = Root(&parent, p);
-    if (island_of_root[r] < 0) {
-      island_of_root[r] = static_cast<int>(islands_.size());
-      islands_.emplace_back();
+    const int r = Root(&parent_, p);
+    if (island_of_root_[r] < 0) {
+      island_of_root_[r] = static_cast<int>(islands_.size());
+      Island island;
+      island.trees = TakeList();
+      island.contacts = TakeList();
+      island.patches = TakeList();
+      islands_.push_back(std::move(island));
     }
-    Island& island = islands_[island_of_root[r]];
-    island_of_tree_[p] = island_of_root[r];
+    Island& island = islands_[island_of_root_[r]];
+    island_of_tree_[p] = island_of_root_[r];
     island.trees.push_back(p);
     island.num_velocities += sizes_[p];
   }

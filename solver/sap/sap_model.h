@@ -61,6 +61,13 @@ class SapModel {
   /// @throws std::invalid_argument from ComputeRegularization (e.g. k = inf
   ///         with beta = 0), naming the contact.
   SapModel(const SapProblem& problem, const RegularizationParameters& reg);
+  /// An empty model, to be built by Build().
+  SapModel() = default;
+  /// Rebuilds this model for `problem` (as the constructor does), reusing
+  /// its storage: a solver that keeps one model across time steps allocates
+  /// nothing once the counts of trees, contacts, patches and islands stop
+  /// growing (the fixed cost per step of small problems).
+  void Build(const SapProblem& problem, const RegularizationParameters& reg);
 
   /// Trees with at least this many velocities have their diagonal Hessian
   /// block assembled as one product over their contacts (see below).
@@ -127,8 +134,11 @@ class SapModel {
 
  private:
   void BuildIslands();
+  // The patch of trees (i, j), i > j (j = -1: with the world), created if
+  // new.
+  int PatchOf(int i, int j);
 
-  const SapProblem* problem_;
+  const SapProblem* problem_{nullptr};
   // Per participating tree: its problem tree, offset in the model's v,
   // offset in the problem's stacked v, size; per problem tree: its
   // participating index or -1.
@@ -139,6 +149,19 @@ class SapModel {
   BlockSparsityPattern pattern_;
   std::vector<Island> islands_;
   std::vector<int> island_of_tree_;
+  // Index lists of patches and islands dropped by a Build(), kept with
+  // their storage for the next one.
+  std::vector<std::vector<int>> spare_lists_;
+  std::vector<int> TakeList();
+  void GiveList(std::vector<int>* list);
+  // Build() workspaces: the first patch of each tree as tree_i and the
+  // next patch with the same tree_i; the trees' A^-1 (free bodies, other
+  // trees); union-find parents and the island of each root.
+  std::vector<int> patch_head_, patch_next_, parent_, island_of_root_;
+  std::vector<char> touched_;
+  std::vector<Eigen::Matrix<double, 6, 6>> A_inv6_;
+  std::vector<Eigen::MatrixXd> A_inv_;
+  std::vector<std::pair<int, int>> off_diagonal_;
   Eigen::VectorXd v_star_, D_;
   // Workspace G J_t of the Hessian assembly for trees that are not free
   // bodies (resized as needed).

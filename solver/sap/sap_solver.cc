@@ -31,6 +31,29 @@ enum : char {
   kSlidesAtFullStep = 3,
 };
 
+// A fresh SapSolverStatistics whose vectors keep their storage.
+void ResetKeepingStorage(SapSolverStatistics* stats) {
+  std::vector<SapIslandStatistics> island_statistics =
+      std::move(stats->island_statistics);
+  std::vector<double> cost = std::move(stats->cost),
+                      alpha = std::move(stats->alpha),
+                      scaled_residual = std::move(stats->scaled_residual);
+  std::vector<int> line_search_iterations_per_newton =
+      std::move(stats->line_search_iterations_per_newton);
+  *stats = SapSolverStatistics();
+  stats->island_statistics = std::move(island_statistics);
+  stats->island_statistics.clear();
+  stats->cost = std::move(cost);
+  stats->cost.clear();
+  stats->alpha = std::move(alpha);
+  stats->alpha.clear();
+  stats->scaled_residual = std::move(scaled_residual);
+  stats->scaled_residual.clear();
+  stats->line_search_iterations_per_newton =
+      std::move(line_search_iterations_per_newton);
+  stats->line_search_iterations_per_newton.clear();
+}
+
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
@@ -257,30 +280,49 @@ SapSolverResults SapSolver::Solve(const SapProblem& problem,
 SapSolverResults SapSolver::SolveFromCandidates(
     const SapProblem& problem,
     const std::vector<const Eigen::VectorXd*>& guesses) {
+  SapSolverResults results;
+  SolveFromCandidates(problem, guesses, &results);
+  return results;
+}
+
+void SapSolver::SolveFromCandidates(
+    const SapProblem& problem,
+    const std::vector<const Eigen::VectorXd*>& guesses,
+    SapSolverResults* results_out) {
   const auto t_start = Clock::now();
+  if (results_out == nullptr) {
+    throw std::invalid_argument("SapSolver::Solve: results is null");
+  }
   Validate(problem, /*check_positive_definite=*/false);  // the model checks
   const int nv_full = problem.num_velocities();
   for (size_t g = 0; g < guesses.size(); ++g) {
-    const std::string name =
-        guesses.size() == 1 ? "v_guess" : "guess " + std::to_string(g);
+    auto name = [&]() {
+      return guesses.size() == 1 ? std::string("v_guess")
+                                 : "guess " + std::to_string(g);
+    };
     if (guesses[g] == nullptr) {
-      throw std::invalid_argument("SapSolver::Solve: " + name + " is null");
+      throw std::invalid_argument("SapSolver::Solve: " + name() + " is null");
     }
     if (guesses[g]->size() != nv_full) {
-      throw std::invalid_argument("SapSolver::Solve: " + name + " has size " +
+      throw std::invalid_argument("SapSolver::Solve: " + name() + " has size " +
                                   std::to_string(guesses[g]->size()) +
                                   ", expected " + std::to_string(nv_full) +
                                   " (all trees' velocities)");
     }
     if (!guesses[g]->allFinite()) {
-      throw std::invalid_argument("SapSolver::Solve: " + name +
+      throw std::invalid_argument("SapSolver::Solve: " + name() +
                                   " has non-finite entries");
     }
   }
 
-  SapSolverResults results;
+  // The caller's results object is refilled (its vectors keep their
+  // storage: no allocation per step once the sizes stop growing).
+  SapSolverResults& results = *results_out;
+  results.message.clear();
   SapSolverStatistics& stats = results.statistics;
-  const SapModel model(problem, parameters_.regularization);
+  ResetKeepingStorage(&stats);
+  model_.Build(problem, parameters_.regularization);
+  const SapModel& model = model_;
   stats.time_model = Seconds(t_start);
   stats.participating_trees = model.num_trees();
   stats.participating_velocities = model.num_velocities();
@@ -375,7 +417,8 @@ SapSolverResults SapSolver::SolveFromCandidates(
       }
     }
 
-    std::vector<NewtonIslandState> state(num_islands);
+    std::vector<NewtonIslandState>& state = island_state_;
+    state.assign(num_islands, NewtonIslandState{});
     stepping_.assign(num_islands, 0);
 
     const Eigen::VectorXd& D = model.scaling();
@@ -784,17 +827,21 @@ SapSolverResults SapSolver::SolveFromCandidates(
     results.R_n(k) = c.constraint.regularization().R_n;
     results.R_t(k) = c.constraint.regularization().R_t;
   }
-  results.v = StackedVStar(problem);
+  results.v.resize(nv_full);
+  for (int t = 0, offset = 0; t < static_cast<int>(problem.trees.size()); ++t) {
+    const Eigen::VectorXd& v_star = problem.trees[t].v_star;
+    results.v.segment(offset, v_star.size()) = v_star;
+    offset += static_cast<int>(v_star.size());
+  }
+  results.generalized_impulse.setZero(nv_full);
   if (nc > 0) {
     model.Scatter(v_, &results.v);
     results.v_c = vc_;
     results.gamma = gamma_;
-    results.generalized_impulse = Eigen::VectorXd::Zero(nv_full);
     model.Scatter(jtg_, &results.generalized_impulse);
   } else {
     results.v_c.resize(0);
     results.gamma.resize(0);
-    results.generalized_impulse = Eigen::VectorXd::Zero(nv_full);
   }
   stats.time_assembly = t_assembly;
   stats.time_factorization = t_factor;
@@ -802,7 +849,6 @@ SapSolverResults SapSolver::SolveFromCandidates(
   stats.time_total = Seconds(t_start);
   stats.time_other =
       stats.time_total - stats.time_model - t_assembly - t_factor - t_line;
-  return results;
 }
 
 InverseDynamicsResult CalcInverseDynamics(const SapProblem& problem,

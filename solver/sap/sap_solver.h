@@ -26,6 +26,7 @@
 #include <memory>
 
 #include "sapcontact/solver/linear_algebra/hessian_factorization.h"
+#include "sapcontact/solver/sap/newton_island.h"
 #include "sapcontact/solver/sap/sap_model.h"
 #include "sapcontact/solver/sap/sap_problem.h"
 #include "sapcontact/solver/sap/sap_solver_parameters.h"
@@ -59,6 +60,12 @@ class SapSolver {
   SapSolverResults SolveFromCandidates(
       const SapProblem& problem,
       const std::vector<const Eigen::VectorXd*>& guesses);
+  /// The same into *results, whose vectors are reused: a caller that keeps
+  /// one results object across time steps (as TimeStepper does) allocates
+  /// nothing per step once the problem sizes stop growing.
+  void SolveFromCandidates(const SapProblem& problem,
+                           const std::vector<const Eigen::VectorXd*>& guesses,
+                           SapSolverResults* results);
 
   /// Sparse symbolic analyses over this object's lifetime.
   int total_symbolic_analyses() const;
@@ -81,6 +88,9 @@ class SapSolver {
   bool SolveSparseGroup(const SapModel& model, double* rcond);
 
   SapSolverParameters parameters_;
+  // The model of the problem being solved, rebuilt in place by each solve.
+  SapModel model_;
+  std::vector<NewtonIslandState> island_state_;
   std::unique_ptr<HessianFactorization> factorization_;  // sparse group
   CholmodFactorKind factorization_kind_{CholmodFactorKind::kAuto};
   // Workspace reused across iterations and solves.
