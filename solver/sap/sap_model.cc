@@ -135,6 +135,8 @@ void SapModel::Build(const SapProblem& problem,
   // Contacts: Delassus estimate, regularization; patches by tree pair.
   // Contacts of one pair usually come together (collision detection lists
   // them so): the previous contact's patch is tried before the lookup.
+  spare_lists_.reserve(spare_lists_.size() + patches_.size() +
+                       3 * islands_.size());
   for (Patch& patch : patches_) GiveList(&patch.contacts);
   patches_.clear();
   patch_head_.assign(num_trees(), -1);

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sapcontact/solver/linear_algebra/cholesky_condition_estimate.h"
 #include "sapcontact/solver/sap/line_search.h"
 #include "sapcontact/solver/sap/newton_island.h"
 
@@ -172,9 +173,17 @@ bool SapSolver::SolveDenseIsland(const SapModel& model,
     return true;
   }
   // The island's Hessian as a dense matrix (lower triangle) from the blocks
-  // of H_, in the island's tree order.
-  dense_H_.setZero(n, n);  // blocks between unlinked trees stay zero
-  rhs_.resize(n);
+  // of H_, in the island's tree order, in storage kept at the largest size
+  // seen (islands of different sizes take turns: no allocation) and
+  // factored in place.
+  const size_t entries = static_cast<size_t>(n) * n;
+  if (dense_storage_.size() < entries) dense_storage_.resize(entries);
+  if (dense_rhs_storage_.size() < static_cast<size_t>(4 * n)) {
+    dense_rhs_storage_.resize(4 * n);  // the right-hand side, 3 n workspace
+  }
+  Eigen::Map<Eigen::MatrixXd> dense_H(dense_storage_.data(), n, n);
+  Eigen::Map<Eigen::VectorXd> rhs(dense_rhs_storage_.data(), n);
+  dense_H.setZero();  // blocks between unlinked trees stay zero
   int offset = 0;
   // Island-local offsets of the island's trees (few: a linear search).
   auto local_offset = [&](int p) {
@@ -187,29 +196,32 @@ bool SapSolver::SolveDenseIsland(const SapModel& model,
   };
   for (int p : island.trees) {
     const int np = model.size(p);
-    dense_H_.block(offset, offset, np, np) = H_.diagonal_block(p);
-    rhs_.segment(offset, np) = -newton_grad_.segment(model.offset(p), np);
+    dense_H.block(offset, offset, np, np) = H_.diagonal_block(p);
+    rhs.segment(offset, np) = -newton_grad_.segment(model.offset(p), np);
     offset += np;
   }
   for (int patch_index : island.patches) {
     const SapModel::Patch& patch = model.patches()[patch_index];
     if (patch.off_diagonal_block < 0) continue;
     const int oi = local_offset(patch.tree_i), oj = local_offset(patch.tree_j);
-    dense_H_.block(oi, oj, model.size(patch.tree_i), model.size(patch.tree_j)) =
+    dense_H.block(oi, oj, model.size(patch.tree_i), model.size(patch.tree_j)) =
         H_.off_diagonal_block(patch.off_diagonal_block);
   }
   // Eigen's LLT accepts NaN pivots: reject non-finite input explicitly.
   for (int j = 0; j < n; ++j) {
-    if (!dense_H_.col(j).tail(n - j).allFinite()) return false;
+    if (!dense_H.col(j).tail(n - j).allFinite()) return false;
   }
-  dense_llt_.compute(dense_H_);
-  if (dense_llt_.info() != Eigen::Success) return false;
-  *rcond = dense_llt_.rcond();
-  dense_llt_.solveInPlace(rhs_);
+  const double l1_norm = SymmetricL1Norm(dense_H);
+  const Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(dense_H);
+  if (llt.info() != Eigen::Success) return false;
+  // Eigen's LLT::rcond() estimate, without its temporaries.
+  *rcond = CholeskyReciprocalCondition(dense_H, l1_norm,
+                                       dense_rhs_storage_.data() + n);
+  llt.solveInPlace(rhs);
   offset = 0;
   for (int p : island.trees) {
     dv_.segment(model.offset(p), model.size(p)) =
-        rhs_.segment(offset, model.size(p));
+        rhs.segment(offset, model.size(p));
     offset += model.size(p);
   }
   return true;

@@ -120,8 +120,10 @@ class SapSolver {
   // off-diagonal block of H_group_, the block of H_ it copies.
   std::vector<int> group_trees_, group_off_diagonal_source_;
   bool group_is_everything_{false};
-  Eigen::MatrixXd dense_H_;
-  Eigen::LLT<Eigen::MatrixXd> dense_llt_;
+  // A dense island's Hessian, and its right-hand side followed by the
+  // condition estimate's workspace (SolveDenseIsland), sized for the
+  // largest island so far.
+  std::vector<double> dense_storage_, dense_rhs_storage_;
   // Line search coefficients of the island being searched:
   // l_A(alpha) = lA0 + alpha a1 + alpha^2 a2 / 2.
   double lA0_{0}, a1_{0}, a2_{0};
