@@ -5,7 +5,6 @@ namespace sapcontact {
 ContactConstraint::ContactConstraint(
     const ContactRegularization& regularization, double epsilon_s)
     : reg_(regularization),
-      epsilon_s_(epsilon_s),
       cone_(regularization.mu, regularization.R_n, regularization.R_t,
             epsilon_s),
       inverse_R_n_(1.0 / regularization.R_n),

@@ -71,8 +71,8 @@ class ContactConstraint {
 
  private:
   ContactRegularization reg_;
-  double epsilon_s_{1.0e-8};
-  // Computed once: the projection's constants, R_n^-1 and R_t^-1.
+  // Computed once: the projection's constants (mu, R, epsilon_s and the
+  // quotients), R_n^-1 and R_t^-1.
   FrictionConeConstants cone_;
   double inverse_R_n_{0.0}, inverse_R_t_{0.0};
 };

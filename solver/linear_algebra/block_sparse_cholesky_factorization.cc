@@ -187,11 +187,9 @@ void BlockSparseCholeskyFactorization::BuildValueMap(
   // The fill: panel blocks that no block of H lands on, zeroed before each
   // numeric factorization (the rest of L is overwritten by H's blocks).
   fill_blocks_.clear();
-  fill_column_.resize(row_block_.size());
   for (int j = 0; j < static_cast<int>(size_of_.size()); ++j) {
     for (int r = row_start_[j]; r < row_start_[j + 1]; ++r) {
-      fill_column_[r] = j;
-      if (!covered[r]) fill_blocks_.push_back(r);
+      if (!covered[r]) fill_blocks_.emplace_back(j, r);
     }
   }
 }
@@ -272,8 +270,7 @@ bool BlockSparseCholeskyFactorization::Factor(
   using MapStrided = Eigen::Map<Eigen::MatrixXd, 0, Stride>;
 
   // Scatter H into L's layout; the fill blocks start at zero.
-  for (int r : fill_blocks_) {
-    const int j = fill_column_[r];
+  for (const auto& [j, r] : fill_blocks_) {
     double* block = values_.data() + panel_position_[j] + panel_row_[r];
     const int rows = size_of_[row_block_[r]];
     for (int c = 0; c < size_of_[j]; ++c) {

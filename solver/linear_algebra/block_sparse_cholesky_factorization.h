@@ -21,6 +21,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <utility>
 #include <vector>
 
 #include "sapcontact/solver/linear_algebra/hessian_factorization.h"
@@ -103,10 +104,9 @@ class BlockSparseCholeskyFactorization final : public HessianFactorization {
   std::vector<int> off_diagonal_ld_;
   std::vector<char> off_diagonal_transposed_;
 
-  // The fill: panel blocks of L that no block of H covers (indices into
-  // row_block_), zeroed before each numeric factorization; the column of
-  // each entry of row_block_.
-  std::vector<int> fill_blocks_, fill_column_;
+  // The fill: panel blocks of L that no block of H covers, as (column j,
+  // index into row_block_), zeroed before each numeric factorization.
+  std::vector<std::pair<int, int>> fill_blocks_;
 
   std::vector<double> values_;  // L
   // Scratch: P P' of one column (general sizes), the permuted vector.

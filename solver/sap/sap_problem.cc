@@ -149,13 +149,18 @@ Eigen::MatrixXd DenseA(const SapProblem& p) {
 }
 
 Eigen::VectorXd StackedVStar(const SapProblem& p) {
-  Eigen::VectorXd v(p.num_velocities());
+  Eigen::VectorXd v;
+  StackedVStar(p, &v);
+  return v;
+}
+
+void StackedVStar(const SapProblem& p, Eigen::VectorXd* v) {
+  v->resize(p.num_velocities());
   int off = 0;
   for (const Tree& t : p.trees) {
-    v.segment(off, t.v_star.size()) = t.v_star;
+    v->segment(off, t.v_star.size()) = t.v_star;
     off += static_cast<int>(t.v_star.size());
   }
-  return v;
 }
 
 }  // namespace sapcontact

@@ -83,5 +83,7 @@ Eigen::MatrixXd DenseContactJacobian(const SapProblem& problem);
 /// Assembles the dense block-diagonal A (nv x nv) and the stacked v*.
 Eigen::MatrixXd DenseA(const SapProblem& problem);
 Eigen::VectorXd StackedVStar(const SapProblem& problem);
+/// The same into *v (resized; no allocation when it has the size already).
+void StackedVStar(const SapProblem& problem, Eigen::VectorXd* v);
 
 }  // namespace sapcontact

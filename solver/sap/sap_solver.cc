@@ -34,25 +34,18 @@ enum : char {
 
 // A fresh SapSolverStatistics whose vectors keep their storage.
 void ResetKeepingStorage(SapSolverStatistics* stats) {
-  std::vector<SapIslandStatistics> island_statistics =
-      std::move(stats->island_statistics);
-  std::vector<double> cost = std::move(stats->cost),
-                      alpha = std::move(stats->alpha),
-                      scaled_residual = std::move(stats->scaled_residual);
-  std::vector<int> line_search_iterations_per_newton =
-      std::move(stats->line_search_iterations_per_newton);
-  *stats = SapSolverStatistics();
-  stats->island_statistics = std::move(island_statistics);
-  stats->island_statistics.clear();
-  stats->cost = std::move(cost);
-  stats->cost.clear();
-  stats->alpha = std::move(alpha);
-  stats->alpha.clear();
-  stats->scaled_residual = std::move(scaled_residual);
-  stats->scaled_residual.clear();
-  stats->line_search_iterations_per_newton =
-      std::move(line_search_iterations_per_newton);
-  stats->line_search_iterations_per_newton.clear();
+  SapSolverStatistics fresh;
+  auto keep = [](auto* into, auto* from) {
+    into->swap(*from);
+    into->clear();
+  };
+  keep(&fresh.island_statistics, &stats->island_statistics);
+  keep(&fresh.cost, &stats->cost);
+  keep(&fresh.alpha, &stats->alpha);
+  keep(&fresh.scaled_residual, &stats->scaled_residual);
+  keep(&fresh.line_search_iterations_per_newton,
+       &stats->line_search_iterations_per_newton);
+  *stats = std::move(fresh);
 }
 
 double Seconds(Clock::time_point since) {
@@ -839,12 +832,7 @@ void SapSolver::SolveFromCandidates(
     results.R_n(k) = c.constraint.regularization().R_n;
     results.R_t(k) = c.constraint.regularization().R_t;
   }
-  results.v.resize(nv_full);
-  for (int t = 0, offset = 0; t < static_cast<int>(problem.trees.size()); ++t) {
-    const Eigen::VectorXd& v_star = problem.trees[t].v_star;
-    results.v.segment(offset, v_star.size()) = v_star;
-    offset += static_cast<int>(v_star.size());
-  }
+  StackedVStar(problem, &results.v);
   results.generalized_impulse.setZero(nv_full);
   if (nc > 0) {
     model.Scatter(v_, &results.v);
