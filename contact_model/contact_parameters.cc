@@ -46,6 +46,11 @@ void Validate(const RegularizationParameters& p, const std::string& context) {
     Fail(context, "soft_norm_tolerance (epsilon_s)", p.soft_norm_tolerance,
          "must be finite and >= 0 N*s");
   }
+  if (!(p.constraint_near_rigid_threshold >= 0.0) ||
+      std::isinf(p.constraint_near_rigid_threshold)) {
+    Fail(context, "constraint_near_rigid_threshold",
+         p.constraint_near_rigid_threshold, "must be finite and >= 0");
+  }
 }
 
 void ValidateTimeStep(double dt, const std::string& context) {

@@ -32,6 +32,11 @@ struct RegularizationParameters {
   /// ||y_t||_s = sqrt(||y_t||^2 + epsilon_s^2) so that the projection and its
   /// derivatives stay finite at y_t = 0. 0 gives the exact (non-smooth) norm.
   double soft_norm_tolerance{1.0e-8};
+  /// Near-rigid threshold of joint limits, holonomic constraints and PD
+  /// actuation rows [-], >= 0 (docs/theory.md §17): their R never drops
+  /// below beta_c^2 / (4 pi^2) w_i. Drake's value, 0.1: the constraint is
+  /// resolved within a fraction of a step.
+  double constraint_near_rigid_threshold{0.1};
 };
 
 /// Throws std::invalid_argument naming the offending field and its value if

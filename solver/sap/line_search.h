@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 
+#include "sapcontact/contact_model/constraint_row.h"
 #include "sapcontact/contact_model/contact_constraint.h"
 #include "sapcontact/solver/sap/rtsafe.h"
 #include "sapcontact/solver/sap/sap_solver_parameters.h"
@@ -35,6 +36,15 @@ inline void AddAlongRay(const ContactConstraint& constraint, const Vector3& v_c,
   sums->cost += s.cost;
   sums->dvc_gamma += dv_c.dot(s.gamma);
   sums->curvature += s.curvature;
+}
+
+/// Adds one limit, holonomic or actuation row at v + alpha dv to *sums.
+inline void AddRowAlongRay(const ConstraintRow& row, double v, double dv,
+                           double alpha, RaySums* sums) {
+  const ConstraintRowState s = row.Evaluate(v + alpha * dv);
+  sums->cost += s.cost;
+  sums->dvc_gamma += dv * s.gamma;
+  sums->curvature += s.G * dv * dv;
 }
 
 /// The quadratic part of l along the ray and the scale of dl/dalpha's

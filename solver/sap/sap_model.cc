@@ -1,8 +1,11 @@
 #include "sapcontact/solver/sap/sap_model.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
+
+#include "sapcontact/contact_model/constraint_regularization.h"
 
 namespace sapcontact {
 
@@ -54,6 +57,7 @@ int SapModel::PatchOf(int i, int j) {
   patch.tree_i = i;
   patch.tree_j = j;
   patch.contacts = TakeList();
+  patch.constraints = TakeList();
   patches_.push_back(std::move(patch));
   patch_next_.push_back(patch_head_[i]);
   patch_head_[i] = q;
@@ -69,6 +73,17 @@ void SapModel::Build(const SapProblem& problem,
   for (const Contact& c : problem.contacts) {
     touched_[c.first.tree] = 1;
     if (c.second) touched_[c.second->tree] = 1;
+  }
+  for (const LimitConstraint& c : problem.limits) {
+    touched_[c.first.tree] = 1;
+    if (c.second) touched_[c.second->tree] = 1;
+  }
+  for (const HolonomicConstraint& c : problem.holonomic) {
+    touched_[c.first.tree] = 1;
+    if (c.second) touched_[c.second->tree] = 1;
+  }
+  for (const ActuationConstraint& c : problem.actuation) {
+    touched_[c.first.tree] = 1;
   }
   participating_.assign(nt, -1);
   tree_of_.clear();
@@ -137,7 +152,10 @@ void SapModel::Build(const SapProblem& problem,
   // them so): the previous contact's patch is tried before the lookup.
   spare_lists_.reserve(spare_lists_.size() + patches_.size() +
                        3 * islands_.size());
-  for (Patch& patch : patches_) GiveList(&patch.contacts);
+  for (Patch& patch : patches_) {
+    GiveList(&patch.contacts);
+    GiveList(&patch.constraints);
+  }
   patches_.clear();
   patch_head_.assign(num_trees(), -1);
   patch_next_.clear();
@@ -180,6 +198,7 @@ void SapModel::Build(const SapProblem& problem,
     }
     patches_[last_patch].contacts.push_back(k);
   }
+  AddConstraints(problem, reg);
 
   // Hessian pattern: one off-diagonal block per two-tree patch.
   off_diagonal_.clear();
@@ -192,6 +211,88 @@ void SapModel::Build(const SapProblem& problem,
   pattern_.Assign(sizes_, off_diagonal_);
   BuildIslands();
   BuildWideTrees();
+}
+
+int SapModel::PatchOfTrees(int a, int b) {
+  const int i = std::max(a, b);
+  const int j = b < 0 ? -1 : std::min(a, b);
+  return PatchOf(i, j);
+}
+
+void SapModel::AddConstraints(const SapProblem& problem,
+                              const RegularizationParameters& reg) {
+  constraints_.clear();
+  rows_.clear();
+  row_w_.clear();
+  const double dt = problem.time_step;
+  const double beta = reg.constraint_near_rigid_threshold;
+  // Row i's Delassus diagonal sum_t J_ti A_t^-1 J_ti'.
+  auto row_delassus = [&](const Eigen::MatrixXd& J, int p, int i) {
+    const Eigen::RowVectorXd row = J.row(i);
+    if (sizes_[p] == 6) {
+      return (row * A_inv6_[p] * row.transpose())(0, 0);
+    }
+    return (row * A_inv_[p] * row.transpose())(0, 0);
+  };
+  // Registers one constraint; `make_row(i, w)` builds row i.
+  auto add = [&](const ConstraintJacobianBlock& first,
+                 const std::optional<ConstraintJacobianBlock>& second,
+                 const std::string& label, auto make_row) {
+    ModelConstraint m;
+    m.tree_a = participating_[first.tree];
+    m.J_a = &first.J;
+    if (second) {
+      m.tree_b = participating_[second->tree];
+      m.J_b = &second->J;
+    }
+    m.first_row = static_cast<int>(rows_.size());
+    m.rows = static_cast<int>(first.J.rows());
+    for (int i = 0; i < m.rows; ++i) {
+      double w = row_delassus(first.J, m.tree_a, i);
+      if (second) w += row_delassus(second->J, m.tree_b, i);
+      try {
+        rows_.push_back(make_row(i, w));
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(label + ", row " + std::to_string(i) +
+                                    ": " + e.what());
+      }
+      row_w_.push_back(w);
+    }
+    const int index = static_cast<int>(constraints_.size());
+    constraints_.push_back(m);
+    patches_[PatchOfTrees(m.tree_a, m.tree_b)].constraints.push_back(index);
+  };
+  auto label = [](const char* kind, size_t k, const std::string& name) {
+    return std::string(kind) + " " + std::to_string(k) +
+           (name.empty() ? std::string() : " ('" + name + "')");
+  };
+  for (size_t k = 0; k < problem.limits.size(); ++k) {
+    const LimitConstraint& c = problem.limits[k];
+    add(c.first, c.second, label("limit", k, c.name), [&](int i, double w) {
+      return LimitRow(c.g0(i), c.stiffness, c.dissipation_time_scale, dt, w,
+                      beta);
+    });
+  }
+  for (size_t k = 0; k < problem.holonomic.size(); ++k) {
+    const HolonomicConstraint& c = problem.holonomic[k];
+    const bool bounded = c.impulse_lower.size() > 0;
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    add(c.first, c.second, label("holonomic constraint", k, c.name),
+        [&](int i, double w) {
+          return HolonomicRow(c.g0(i), c.stiffness, c.relaxation_time, dt, w,
+                              beta, bounded ? c.impulse_lower(i) : -kInf,
+                              bounded ? c.impulse_upper(i) : kInf);
+        });
+  }
+  for (size_t k = 0; k < problem.actuation.size(); ++k) {
+    const ActuationConstraint& c = problem.actuation[k];
+    add(c.first, std::nullopt, label("actuation", k, c.name),
+        [&](int i, double w) {
+          return ActuationRow(c.position(i), c.target(i), c.target_velocity(i),
+                              c.feedforward(i), c.kp(i), c.kd(i),
+                              c.effort_limit(i), dt, w, beta);
+        });
+  }
 }
 
 void SapModel::BuildWideTrees() {
@@ -250,6 +351,7 @@ void SapModel::BuildIslands() {
   for (Island& island : islands_) {
     GiveList(&island.trees);
     GiveList(&island.contacts);
+    GiveList(&island.constraints);
     GiveList(&island.patches);
   }
   islands_.clear();
@@ -262,6 +364,7 @@ void SapModel::BuildIslands() {
       Island island;
       island.trees = TakeList();
       island.contacts = TakeList();
+      island.constraints = TakeList();
       island.patches = TakeList();
       islands_.push_back(std::move(island));
     }
@@ -272,6 +375,9 @@ void SapModel::BuildIslands() {
   }
   for (int k = 0; k < num_contacts(); ++k) {
     islands_[island_of_tree_[contacts_[k].tree_a]].contacts.push_back(k);
+  }
+  for (int k = 0; k < num_constraints(); ++k) {
+    islands_[island_of_tree_[constraints_[k].tree_a]].constraints.push_back(k);
   }
   for (int i = 0; i < static_cast<int>(patches_.size()); ++i) {
     islands_[island_of_tree_[patches_[i].tree_i]].patches.push_back(i);
@@ -303,7 +409,14 @@ void SapModel::MultiplyA(const Eigen::VectorXd& x, Eigen::VectorXd* y) const {
 }
 
 void SapModel::MultiplyJ(const Eigen::VectorXd& v, Eigen::VectorXd* v_c) const {
-  v_c->resize(3 * num_contacts());
+  v_c->resize(num_constraint_rows());
+  for (const ModelConstraint& m : constraints_) {
+    auto vc = v_c->segment(row_offset() + m.first_row, m.rows);
+    vc.noalias() = *m.J_a * v.segment(offsets_[m.tree_a], sizes_[m.tree_a]);
+    if (m.J_b) {
+      vc.noalias() += *m.J_b * v.segment(offsets_[m.tree_b], sizes_[m.tree_b]);
+    }
+  }
   for (int k = 0; k < num_contacts(); ++k) {
     const ModelContact& m = contacts_[k];
     auto vc = v_c->segment<3>(3 * k);
@@ -319,6 +432,15 @@ void SapModel::MultiplyJ(const Eigen::VectorXd& v, Eigen::VectorXd* v_c) const {
 void SapModel::MultiplyJTranspose(const Eigen::VectorXd& gamma,
                                   Eigen::VectorXd* out) const {
   out->setZero(num_velocities_);
+  for (const ModelConstraint& m : constraints_) {
+    const auto g = gamma.segment(row_offset() + m.first_row, m.rows);
+    out->segment(offsets_[m.tree_a], sizes_[m.tree_a]).noalias() +=
+        m.J_a->transpose() * g;
+    if (m.J_b) {
+      out->segment(offsets_[m.tree_b], sizes_[m.tree_b]).noalias() +=
+          m.J_b->transpose() * g;
+    }
+  }
   for (int k = 0; k < num_contacts(); ++k) {
     const ModelContact& m = contacts_[k];
     const auto g = gamma.segment<3>(3 * k);
@@ -333,16 +455,26 @@ void SapModel::MultiplyJTranspose(const Eigen::VectorXd& gamma,
 
 double SapModel::EvaluateConstraints(const Eigen::VectorXd& v_c,
                                      Eigen::VectorXd* gamma,
-                                     std::vector<Matrix3>* G) const {
-  gamma->resize(3 * num_contacts());
-  if (G) G->resize(num_contacts());
+                                     ConstraintHessians* G) const {
+  gamma->resize(num_constraint_rows());
+  if (G) {
+    G->contacts.resize(num_contacts());
+    G->rows.resize(rows_.size());
+  }
   double cost = 0.0;
   ContactConstraintState s;
   for (int k = 0; k < num_contacts(); ++k) {
     contacts_[k].constraint.Evaluate(v_c.segment<3>(3 * k), G != nullptr, &s);
     gamma->segment<3>(3 * k) = s.gamma;
-    if (G) (*G)[k] = s.G;
+    if (G) G->contacts[k] = s.G;
     cost += s.cost;
+  }
+  const int r0 = row_offset();
+  for (int i = 0; i < static_cast<int>(rows_.size()); ++i) {
+    const ConstraintRowState r = rows_[i].Evaluate(v_c(r0 + i));
+    (*gamma)(r0 + i) = r.gamma;
+    if (G) G->rows(i) = r.G;
+    cost += r.cost;
   }
   return cost;
 }
@@ -366,7 +498,7 @@ void AddJtGJ(const Eigen::MatrixXd& Ji, const Matrix3& G,
 
 }  // namespace
 
-void SapModel::AssembleHessian(const std::vector<Matrix3>& G,
+void SapModel::AssembleHessian(const ConstraintHessians& G,
                                BlockSparseSymmetricMatrix* H) const {
   for (const Island& island : islands_) AssembleHessian(island, G, H);
 }
@@ -400,6 +532,14 @@ void SapModel::MultiplyJ(const Island& island, const Eigen::VectorXd& v,
     if (m.J_b) vc += product(*m.J_b, m.tree_b);
     v_c->segment<3>(3 * k) = vc;
   }
+  for (int k : island.constraints) {
+    const ModelConstraint& m = constraints_[k];
+    auto vc = v_c->segment(row_offset() + m.first_row, m.rows);
+    vc.noalias() = *m.J_a * v.segment(offsets_[m.tree_a], sizes_[m.tree_a]);
+    if (m.J_b) {
+      vc.noalias() += *m.J_b * v.segment(offsets_[m.tree_b], sizes_[m.tree_b]);
+    }
+  }
 }
 
 void SapModel::MultiplyJTranspose(const Island& island,
@@ -422,19 +562,39 @@ void SapModel::MultiplyJTranspose(const Island& island,
     add(*m.J_a, m.tree_a, g);
     if (m.J_b) add(*m.J_b, m.tree_b, g);
   }
+  for (int k : island.constraints) {
+    const ModelConstraint& m = constraints_[k];
+    const auto g = gamma.segment(row_offset() + m.first_row, m.rows);
+    out->segment(offsets_[m.tree_a], sizes_[m.tree_a]).noalias() +=
+        m.J_a->transpose() * g;
+    if (m.J_b) {
+      out->segment(offsets_[m.tree_b], sizes_[m.tree_b]).noalias() +=
+          m.J_b->transpose() * g;
+    }
+  }
 }
 
 double SapModel::EvaluateConstraints(
     const Island& island, const Eigen::VectorXd& v_c, Eigen::VectorXd* gamma,
-    std::vector<Matrix3>* G, std::vector<ProjectionRegion>* regions) const {
+    ConstraintHessians* G, std::vector<ProjectionRegion>* regions) const {
   double cost = 0.0;
   ContactConstraintState s;
   for (int k : island.contacts) {
     contacts_[k].constraint.Evaluate(v_c.segment<3>(3 * k), G != nullptr, &s);
     gamma->segment<3>(3 * k) = s.gamma;
-    if (G) (*G)[k] = s.G;
+    if (G) G->contacts[k] = s.G;
     if (regions) (*regions)[k] = s.region;
     cost += s.cost;
+  }
+  const int r0 = row_offset();
+  for (int k : island.constraints) {
+    const ModelConstraint& m = constraints_[k];
+    for (int i = m.first_row; i < m.first_row + m.rows; ++i) {
+      const ConstraintRowState r = rows_[i].Evaluate(v_c(r0 + i));
+      (*gamma)(r0 + i) = r.gamma;
+      if (G) G->rows(i) = r.G;
+      cost += r.cost;
+    }
   }
   return cost;
 }
@@ -463,8 +623,9 @@ void SapModel::AssembleWideTree(int p, const std::vector<Matrix3>& G,
 }
 
 void SapModel::AssembleHessian(const Island& island,
-                               const std::vector<Matrix3>& G,
+                               const ConstraintHessians& Gs,
                                BlockSparseSymmetricMatrix* H) const {
+  const std::vector<Matrix3>& G = Gs.contacts;
   for (int p : island.trees) {
     H->diagonal_block(p) = problem_->trees[tree_of_[p]].A;
     if (wide_of_tree_[p] >= 0) AssembleWideTree(p, G, &H->diagonal_block(p));
@@ -476,6 +637,24 @@ void SapModel::AssembleHessian(const Island& island,
             ? &H->off_diagonal_block(patch.off_diagonal_block)
             : nullptr;
     if (off) off->setZero();
+    // Limits, holonomic constraints, actuation: J' diag(g) J row by row.
+    for (int k : patch.constraints) {
+      const ModelConstraint& m = constraints_[k];
+      for (int i = 0; i < m.rows; ++i) {
+        const double g = Gs.rows(m.first_row + i);
+        if (g == 0.0) continue;
+        const auto ja = m.J_a->row(i);
+        H->diagonal_block(m.tree_a).noalias() += g * ja.transpose() * ja;
+        if (!m.J_b) continue;
+        const auto jb = m.J_b->row(i);
+        H->diagonal_block(m.tree_b).noalias() += g * jb.transpose() * jb;
+        if (m.tree_a > m.tree_b) {
+          off->noalias() += g * ja.transpose() * jb;
+        } else {
+          off->noalias() += g * jb.transpose() * ja;
+        }
+      }
+    }
     for (int k : patch.contacts) {
       const ModelContact& m = contacts_[k];
       const bool wide_a = wide_of_tree_[m.tree_a] >= 0;

@@ -1,16 +1,21 @@
 // The SAP model of one time step (SAP paper §IV-V; docs/theory.md §2-5): built
 // once from the user's SapProblem, it holds the participating trees (those
-// touched by a contact), the contacts grouped into patches, each contact's
-// regularization (R, v_hat from its Delassus estimate) and the block
-// sparsity pattern of the Hessian. The solver iterates on it. It references
-// the problem's matrices, so the problem must outlive it. Ordering and signs:
-// contact_model/conventions.h.
+// touched by a contact or another constraint), the contacts and constraints
+// grouped into patches, each one's regularization (R, v_hat from its
+// Delassus estimate) and the block sparsity pattern of the Hessian.
+// Stacked constraint vectors (v_c, gamma) hold the contacts' 3-vectors
+// first, then the rows of the other constraints (limits, holonomic,
+// actuation, in problem order): num_constraint_rows() = 3 num_contacts() +
+// the other rows, which start at row_offset(). The solver iterates on it. It
+// references the problem's matrices, so the problem must outlive it. Ordering
+// and signs: contact_model/conventions.h.
 #pragma once
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <vector>
 
+#include "sapcontact/contact_model/constraint_row.h"
 #include "sapcontact/contact_model/contact_constraint.h"
 #include "sapcontact/solver/linear_algebra/block_sparse_symmetric_matrix.h"
 #include "sapcontact/solver/sap/sap_problem.h"
@@ -28,8 +33,26 @@ class SapModel {
     double w{0.0};                        ///< Delassus estimate [1/kg]
     ContactConstraint constraint;
   };
-  /// Contacts between the same pair of trees (SAP paper §IV-D), an edge of the
-  /// tree graph (or a self-loop for contacts against the world).
+  /// A limit, holonomic or actuation constraint in model form: `rows` rows
+  /// of ConstraintRow starting at rows()[first_row] (and at row_offset() +
+  /// first_row in the stacked vectors).
+  struct ModelConstraint {
+    int tree_a{-1};
+    int tree_b{-1};
+    const Eigen::MatrixXd* J_a{nullptr};  ///< rows x n_a block
+    const Eigen::MatrixXd* J_b{nullptr};  ///< rows x n_b block, or null
+    int first_row{0};
+    int rows{0};
+  };
+  /// Constraint Hessian blocks at one v_c: G_k (3 x 3) per contact and the
+  /// diagonal entry of each other constraint row.
+  struct ConstraintHessians {
+    std::vector<Matrix3> contacts;
+    Eigen::VectorXd rows;
+  };
+  /// Contacts and constraints between the same pair of trees (SAP paper
+  /// §IV-D), an edge of the tree graph (or a self-loop for those against
+  /// the world).
   struct Patch {
     int tree_i{-1};  ///< the larger participating index
     int tree_j{-1};  ///< the smaller one, or -1 for a single-tree patch
@@ -37,6 +60,7 @@ class SapModel {
     /// list, or -1.
     int off_diagonal_block{-1};
     std::vector<int> contacts;
+    std::vector<int> constraints;
   };
 
   /// An island: a connected component of the graph whose nodes are the
@@ -44,9 +68,10 @@ class SapModel {
   /// share no velocity and no contact, so the problem separates into one
   /// independent convex problem per island (docs/theory.md §8).
   struct Island {
-    std::vector<int> trees;     ///< participating indices, increasing
-    std::vector<int> contacts;  ///< contact indices, increasing
-    std::vector<int> patches;   ///< patch indices, increasing
+    std::vector<int> trees;        ///< participating indices, increasing
+    std::vector<int> contacts;     ///< contact indices, increasing
+    std::vector<int> constraints;  ///< other constraints, increasing
+    std::vector<int> patches;      ///< patch indices, increasing
     int num_velocities{0};
   };
 
@@ -77,6 +102,20 @@ class SapModel {
   int num_velocities() const { return num_velocities_; }
   int num_contacts() const { return static_cast<int>(contacts_.size()); }
   const std::vector<ModelContact>& contacts() const { return contacts_; }
+  /// Limits, holonomic constraints and actuation, in that order (problem
+  /// order within each), and their rows.
+  int num_constraints() const { return static_cast<int>(constraints_.size()); }
+  const std::vector<ModelConstraint>& constraints() const {
+    return constraints_;
+  }
+  const std::vector<ConstraintRow>& rows() const { return rows_; }
+  /// Delassus diagonal of each row [1/kg or 1/(kg m^2)].
+  const std::vector<double>& row_delassus() const { return row_w_; }
+  /// Size of the stacked constraint vectors, and where the rows start.
+  int num_constraint_rows() const {
+    return 3 * num_contacts() + static_cast<int>(rows_.size());
+  }
+  int row_offset() const { return 3 * num_contacts(); }
   const std::vector<Patch>& patches() const { return patches_; }
   const BlockSparsityPattern& pattern() const { return pattern_; }
   /// Islands, ordered by their smallest participating tree index.
@@ -101,7 +140,7 @@ class SapModel {
 
   /// y = A x (block diagonal).
   void MultiplyA(const Eigen::VectorXd& x, Eigen::VectorXd* y) const;
-  /// v_c = J v (3 per contact).
+  /// v_c = J v (stacked as above).
   void MultiplyJ(const Eigen::VectorXd& v, Eigen::VectorXd* v_c) const;
   /// out = J' gamma.
   void MultiplyJTranspose(const Eigen::VectorXd& gamma,
@@ -109,9 +148,9 @@ class SapModel {
   /// Evaluates every constraint at v_c: impulses gamma, Hessian blocks G (if
   /// not null) and the total constraint cost sum_k l_k [J].
   double EvaluateConstraints(const Eigen::VectorXd& v_c, Eigen::VectorXd* gamma,
-                             std::vector<Matrix3>* G) const;
+                             ConstraintHessians* G) const;
   /// H = A + J' G J, written into H (which must have pattern()).
-  void AssembleHessian(const std::vector<Matrix3>& G,
+  void AssembleHessian(const ConstraintHessians& G,
                        BlockSparseSymmetricMatrix* H) const;
 
   /// The same operations restricted to one island: only the island's
@@ -127,9 +166,9 @@ class SapModel {
   /// friction-cone projection.
   double EvaluateConstraints(
       const Island& island, const Eigen::VectorXd& v_c, Eigen::VectorXd* gamma,
-      std::vector<Matrix3>* G,
+      ConstraintHessians* G,
       std::vector<ProjectionRegion>* regions = nullptr) const;
-  void AssembleHessian(const Island& island, const std::vector<Matrix3>& G,
+  void AssembleHessian(const Island& island, const ConstraintHessians& G,
                        BlockSparseSymmetricMatrix* H) const;
 
  private:
@@ -145,6 +184,9 @@ class SapModel {
   std::vector<int> tree_of_, offsets_, full_offsets_, sizes_, participating_;
   int num_velocities_{0};
   std::vector<ModelContact> contacts_;
+  std::vector<ModelConstraint> constraints_;
+  std::vector<ConstraintRow> rows_;
+  std::vector<double> row_w_;
   std::vector<Patch> patches_;
   BlockSparsityPattern pattern_;
   std::vector<Island> islands_;
@@ -178,6 +220,9 @@ class SapModel {
     mutable Eigen::MatrixXd J_active, GJ;
   };
   void BuildWideTrees();
+  void AddConstraints(const SapProblem& problem,
+                      const RegularizationParameters& reg);
+  int PatchOfTrees(int a, int b);
   void AssembleWideTree(int p, const std::vector<Matrix3>& G,
                         Eigen::MatrixXd* block) const;
   std::vector<WideTree> wide_trees_;

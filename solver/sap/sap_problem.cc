@@ -48,6 +48,71 @@ void ValidateBlock(const SapProblem& p, int k, const ContactJacobianBlock& b,
   Throw(os.str());
 }
 
+std::string ConstraintLabel(const char* kind, int k, const std::string& name) {
+  std::ostringstream os;
+  os << kind << " " << k;
+  if (!name.empty()) os << " ('" << name << "')";
+  return os.str();
+}
+
+// A constraint's Jacobian blocks: existing, distinct trees, m x n_t, finite.
+void ValidateConstraintBlocks(
+    const SapProblem& p, const std::string& label, int m,
+    const ConstraintJacobianBlock& first,
+    const std::optional<ConstraintJacobianBlock>& second) {
+  const int nt = static_cast<int>(p.trees.size());
+  auto check = [&](const ConstraintJacobianBlock& b, const char* which) {
+    if (b.tree < 0 || b.tree >= nt) {
+      Throw(label + ": " + which + " Jacobian block names tree " +
+            std::to_string(b.tree) + ", which does not exist (" +
+            std::to_string(nt) + " trees)");
+    }
+    const int n = static_cast<int>(p.trees[b.tree].A.rows());
+    if (b.J.rows() != m || b.J.cols() != n) {
+      Throw(label + ": " + which + " Jacobian block is " +
+            std::to_string(b.J.rows()) + " x " + std::to_string(b.J.cols()) +
+            ", expected " + std::to_string(m) + " x " + std::to_string(n) +
+            " for " + TreeLabel(p, b.tree));
+    }
+    if (!b.J.allFinite()) {
+      Throw(label + ": " + which + " Jacobian block has non-finite entries");
+    }
+  };
+  if (m <= 0) Throw(label + ": has no rows");
+  check(first, "first");
+  if (second) {
+    check(*second, "second");
+    if (second->tree == first.tree) {
+      Throw(label + ": both Jacobian blocks name tree " +
+            std::to_string(first.tree));
+    }
+  }
+}
+
+void ValidateVector(const std::string& label, const char* field,
+                    const Eigen::VectorXd& x, int m, bool allow_inf) {
+  if (x.size() != m) {
+    Throw(label + ": " + field + " has " + std::to_string(x.size()) +
+          " entries, expected " + std::to_string(m));
+  }
+  for (int i = 0; i < m; ++i) {
+    if (std::isnan(x(i)) || (!allow_inf && std::isinf(x(i)))) {
+      std::ostringstream os;
+      os << label << ": " << field << "(" << i << ") = " << x(i)
+         << (allow_inf ? " is NaN" : " is not finite");
+      Throw(os.str());
+    }
+  }
+}
+
+void ValidateStiffness(const std::string& label, double k) {
+  if (!(k > 0)) {
+    std::ostringstream os;
+    os << label << ": stiffness = " << k << " (must be > 0 or inf)";
+    Throw(os.str());
+  }
+}
+
 }  // namespace
 
 int SapProblem::num_velocities() const {
@@ -118,6 +183,63 @@ void Validate(const SapProblem& p, bool check_positive_definite) {
       Validate(c.parameters);
     } catch (const std::invalid_argument& e) {
       Throw(ContactLabel(p, k) + ": " + e.what());
+    }
+  }
+  for (int k = 0; k < static_cast<int>(p.limits.size()); ++k) {
+    const LimitConstraint& c = p.limits[k];
+    const std::string label = ConstraintLabel("limit", k, c.name);
+    const int m = static_cast<int>(c.g0.size());
+    ValidateConstraintBlocks(p, label, m, c.first, c.second);
+    ValidateVector(label, "g0", c.g0, m, false);
+    ValidateStiffness(label, c.stiffness);
+    if (std::isnan(c.dissipation_time_scale) ||
+        std::isinf(c.dissipation_time_scale)) {
+      Throw(label + ": dissipation_time_scale must be finite (< 0: dt)");
+    }
+  }
+  for (int k = 0; k < static_cast<int>(p.holonomic.size()); ++k) {
+    const HolonomicConstraint& c = p.holonomic[k];
+    const std::string label =
+        ConstraintLabel("holonomic constraint", k, c.name);
+    const int m = static_cast<int>(c.g0.size());
+    ValidateConstraintBlocks(p, label, m, c.first, c.second);
+    ValidateVector(label, "g0", c.g0, m, false);
+    ValidateStiffness(label, c.stiffness);
+    if (!(c.relaxation_time >= 0) || std::isinf(c.relaxation_time)) {
+      Throw(label + ": relaxation_time must be finite and >= 0");
+    }
+    if (c.impulse_lower.size() != 0 || c.impulse_upper.size() != 0) {
+      ValidateVector(label, "impulse_lower", c.impulse_lower, m, true);
+      ValidateVector(label, "impulse_upper", c.impulse_upper, m, true);
+      for (int i = 0; i < m; ++i) {
+        if (!(c.impulse_lower(i) <= c.impulse_upper(i))) {
+          Throw(label + ": impulse_lower(" + std::to_string(i) +
+                ") > impulse_upper(" + std::to_string(i) + ")");
+        }
+      }
+    }
+  }
+  for (int k = 0; k < static_cast<int>(p.actuation.size()); ++k) {
+    const ActuationConstraint& c = p.actuation[k];
+    const std::string label = ConstraintLabel("actuation", k, c.name);
+    const int m = static_cast<int>(c.position.size());
+    ValidateConstraintBlocks(p, label, m, c.first, std::nullopt);
+    ValidateVector(label, "position", c.position, m, false);
+    ValidateVector(label, "target", c.target, m, false);
+    ValidateVector(label, "target_velocity", c.target_velocity, m, false);
+    ValidateVector(label, "feedforward", c.feedforward, m, false);
+    ValidateVector(label, "kp", c.kp, m, false);
+    ValidateVector(label, "kd", c.kd, m, false);
+    ValidateVector(label, "effort_limit", c.effort_limit, m, true);
+    for (int i = 0; i < m; ++i) {
+      if (!(c.kp(i) >= 0) || !(c.kd(i) >= 0) || !(c.kp(i) + c.kd(i) > 0)) {
+        Throw(label + ": row " + std::to_string(i) +
+              ": gains must be kp >= 0, kd >= 0, kp + kd > 0");
+      }
+      if (!(c.effort_limit(i) > 0)) {
+        Throw(label + ": effort_limit(" + std::to_string(i) +
+              ") must be > 0 (inf: none)");
+      }
     }
   }
 }

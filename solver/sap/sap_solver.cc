@@ -136,6 +136,14 @@ double SapSolver::LineSearch(const SapModel& model,
       AddAlongRay(model.contacts()[k].constraint, vc_.segment<3>(3 * k),
                   dvc_.segment<3>(3 * k), alpha, &sums);
     }
+    const int r0 = model.row_offset();
+    for (int k : island.constraints) {
+      const SapModel::ModelConstraint& m = model.constraints()[k];
+      for (int i = m.first_row; i < m.first_row + m.rows; ++i) {
+        AddRowAlongRay(model.rows()[i], vc_(r0 + i), dvc_(r0 + i), alpha,
+                       &sums);
+      }
+    }
     return sums;
   };
   return SearchAlongRay(
@@ -333,6 +341,7 @@ void SapSolver::SolveFromCandidates(
   stats.participating_velocities = model.num_velocities();
   stats.patches = static_cast<int>(model.patches().size());
   const int nc = model.num_contacts();
+  const int n_rows = model.num_constraint_rows();
   // The islands, or one island of everything (parameters_.islands false).
   std::vector<SapModel::Island> merged;
   if (!parameters_.islands && model.islands().size() > 1) {
@@ -340,6 +349,9 @@ void SapSolver::SolveFromCandidates(
     for (int p = 0; p < model.num_trees(); ++p) merged[0].trees.push_back(p);
     for (int k = 0; k < model.num_contacts(); ++k) {
       merged[0].contacts.push_back(k);
+    }
+    for (int k = 0; k < model.num_constraints(); ++k) {
+      merged[0].constraints.push_back(k);
     }
     for (int i = 0; i < static_cast<int>(model.patches().size()); ++i) {
       merged[0].patches.push_back(i);
@@ -357,7 +369,7 @@ void SapSolver::SolveFromCandidates(
 
   double t_assembly = 0, t_factor = 0, t_line = 0;
   results.status = SapSolverStatus::kConverged;
-  if (nc > 0) {
+  if (n_rows > 0) {
     // Factorization plan: with kAuto, islands up to dense_size_threshold
     // DOFs, and islands of one tree (a dense block: nothing for a sparse
     // factorization to exploit), are factored on their own (dense LLT), the
@@ -441,19 +453,20 @@ void SapSolver::SolveFromCandidates(
     Av_.resize(nv);
     dv_.setZero(nv);
     Adv_.resize(nv);
-    vc_.resize(3 * nc);
-    dvc_.resize(3 * nc);
-    gamma_.resize(3 * nc);
+    vc_.resize(n_rows);
+    dvc_.resize(n_rows);
+    gamma_.resize(n_rows);
     // Zero, not stale: an island that is optimal at its warm start is never
     // evaluated with G, yet its blocks enter the sparse group's
     // factorization (a previous solve's G there made it fail).
-    G_.assign(nc, Matrix3::Zero());
+    G_.contacts.assign(nc, Matrix3::Zero());
+    G_.rows.setZero(n_rows - 3 * nc);
     regions_.assign(nc, ProjectionRegion::kNoContact);
     predicted_stick_.assign(nc, kUnmarked);
     island_predicted_.assign(num_islands, 0);
     island_rcond_.assign(num_islands, 0.0);
     newton_grad_.resize(nv);
-    stick_delta_.setZero(3 * nc);
+    stick_delta_.setZero(n_rows);
     jt_delta_.resize(nv);
     model.MultiplyA(model.v_star(), &Avstar_);
     // Squared D-norm of x over an island's trees.
@@ -481,7 +494,7 @@ void SapSolver::SolveFromCandidates(
     };
     auto evaluate_island = [&](const SapModel::Island& island,
                                const Eigen::VectorXd& v,
-                               std::vector<Matrix3>* G) {
+                               SapModel::ConstraintHessians* G) {
       for (int p : island.trees) {
         const int o = model.offset(p), n = model.size(p);
         r_.segment(o, n) = v.segment(o, n) - model.v_star().segment(o, n);
@@ -614,7 +627,7 @@ void SapSolver::SolveFromCandidates(
             predicted_stick_[k] = kPredicted;
             Vector3 y;
             model.contacts()[k].constraint.EvaluateAsStiction(
-                vc_.segment<3>(3 * k), &y, &G_[k]);
+                vc_.segment<3>(3 * k), &y, &G_.contacts[k]);
             stick_delta_.segment<3>(3 * k) = y - gamma_.segment<3>(3 * k);
             ++marked;
           } else {
@@ -728,6 +741,14 @@ void SapSolver::SolveFromCandidates(
           dvc_gamma0_ +=
               std::abs(dvc_.segment<3>(3 * k).dot(gamma_.segment<3>(3 * k)));
         }
+        for (int k : island.constraints) {
+          const SapModel::ModelConstraint& m = model.constraints()[k];
+          const int o = model.row_offset() + m.first_row;
+          dvc_gamma0_ += dvc_.segment(o, m.rows)
+                             .cwiseProduct(gamma_.segment(o, m.rows))
+                             .cwiseAbs()
+                             .sum();
+        }
         NewtonIslandState& st = state[i];
         if (predict) {
           // Mark the sliding contacts whose slip this direction reverses at
@@ -834,14 +855,18 @@ void SapSolver::SolveFromCandidates(
   }
   StackedVStar(problem, &results.v);
   results.generalized_impulse.setZero(nv_full);
-  if (nc > 0) {
+  if (n_rows > 0) {
     model.Scatter(v_, &results.v);
-    results.v_c = vc_;
-    results.gamma = gamma_;
+    results.v_c = vc_.head(3 * nc);
+    results.gamma = gamma_.head(3 * nc);
+    results.constraint_velocities = vc_.tail(n_rows - 3 * nc);
+    results.constraint_impulses = gamma_.tail(n_rows - 3 * nc);
     model.Scatter(jtg_, &results.generalized_impulse);
   } else {
     results.v_c.resize(0);
     results.gamma.resize(0);
+    results.constraint_velocities.resize(0);
+    results.constraint_impulses.resize(0);
   }
   stats.time_assembly = t_assembly;
   stats.time_factorization = t_factor;

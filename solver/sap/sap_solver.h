@@ -97,7 +97,7 @@ class SapSolver {
   Eigen::VectorXd v_, dv_, r_, Ar_, Adv_, Av_, Avstar_, vc_, dvc_, gamma_, jtg_,
       grad_;
   Eigen::VectorXd vc_alpha_, rhs_, refine_rhs_, refine_product_;
-  std::vector<Matrix3> G_;
+  SapModel::ConstraintHessians G_;
   // Stiction prediction (docs/theory.md §16): the gradient the Newton system
   // uses (grad_ with marked contacts' impulses replaced by y), y - gamma of
   // the marked contacts and J' of it, the contacts' regions at the current
@@ -135,8 +135,10 @@ class SapSolver {
 /// trees, problem order) the impulses gamma = P_F(y(J v)) that the SAP model
 /// associates with them, and J' gamma.
 struct InverseDynamicsResult {
-  Eigen::VectorXd v_c;                  ///< J v [m/s], 3 per contact
-  Eigen::VectorXd gamma;                ///< [N*s], 3 per contact
+  /// J v and the impulses, stacked as in SapModel: 3 per contact, then the
+  /// rows of the limit, holonomic and actuation constraints.
+  Eigen::VectorXd v_c;                  ///< [m/s]
+  Eigen::VectorXd gamma;                ///< [N*s]
   Eigen::VectorXd generalized_impulse;  ///< J' gamma, size of v
 };
 InverseDynamicsResult CalcInverseDynamics(const SapProblem& problem,

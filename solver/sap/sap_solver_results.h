@@ -107,13 +107,20 @@ struct SapSolverResults {
   /// Explanation when status != kConverged.
   std::string message;
   /// Generalized velocities of all trees, stacked in problem order [m/s,
-  /// rad/s per DOF]; trees without contact get v = v*.
+  /// rad/s per DOF]; trees without contact or constraint get v = v*.
   Eigen::VectorXd v;
   /// Impulses gamma (3 per contact, contact-major) [N*s].
   Eigen::VectorXd gamma;
   /// Constraint velocities v_c = J v (3 per contact) [m/s].
   Eigen::VectorXd v_c;
-  /// Generalized contact impulse J' gamma (size of v).
+  /// Rows of the limit, holonomic and actuation constraints (problem order:
+  /// limits, then holonomic, then actuation; rows stacked): their
+  /// velocities J_i v [m/s or rad/s] and impulses [N*s or N m s] (an
+  /// actuation row's impulse is dt times its effort).
+  Eigen::VectorXd constraint_velocities;
+  Eigen::VectorXd constraint_impulses;
+  /// Generalized impulse of all contacts and constraints, J' gamma (size of
+  /// v): A (v - v*) = J' gamma at the solution.
   Eigen::VectorXd generalized_impulse;
   /// Per contact: the Delassus estimate w_k [1/kg] and the regularization
   /// R_n, R_t [(m/s)/(N*s)] used this step (contact_model/regularization.h).

@@ -25,7 +25,7 @@ CostEval Evaluate(const SapModel& model, const Eigen::VectorXd& v,
   Eigen::VectorXd r = v - model.v_star(), Ar, vc, gamma, jtg;
   model.MultiplyA(r, &Ar);
   model.MultiplyJ(v, &vc);
-  std::vector<Matrix3> G;
+  SapModel::ConstraintHessians G;
   e.cost = 0.5 * r.dot(Ar) + model.EvaluateConstraints(vc, &gamma, &G);
   model.MultiplyJTranspose(gamma, &jtg);
   e.grad = Ar - jtg;
@@ -183,14 +183,14 @@ TEST(SapModel, WideTreeHessianIsAPlusJtGJ) {
         (0.5 * trial) * Eigen::VectorXd::NullaryExpr(model.num_velocities(),
                                                      [&] { return N(rng); });
     Eigen::VectorXd vc, gamma;
-    std::vector<Matrix3> G;
+    SapModel::ConstraintHessians G;
     model.MultiplyJ(v, &vc);
     model.EvaluateConstraints(vc, &gamma, &G);
     Eigen::MatrixXd JtGJ = Eigen::MatrixXd::Zero(J.cols(), J.cols());
     for (int k = 0; k < model.num_contacts(); ++k) {
-      separated += (G[k].array() == 0.0).all();
-      JtGJ +=
-          J.middleRows<3>(3 * k).transpose() * G[k] * J.middleRows<3>(3 * k);
+      separated += (G.contacts[k].array() == 0.0).all();
+      JtGJ += J.middleRows<3>(3 * k).transpose() * G.contacts[k] *
+              J.middleRows<3>(3 * k);
     }
     BlockSparseSymmetricMatrix H(model.pattern());
     model.AssembleHessian(G, &H);
