@@ -28,6 +28,11 @@ TreeBlocks BlocksByTree(const SapProblem& p) {
 
 RigidContactProblem MakeRigidContactProblem(const SapProblem& p, bool sparse) {
   Validate(p);
+  if (!p.limits.empty() || !p.holonomic.empty() || !p.actuation.empty()) {
+    throw std::invalid_argument(
+        "the rigid-contact QP takes contacts only: this problem has limit, "
+        "holonomic or actuation constraints (use the SAP solver)");
+  }
   const int nc = static_cast<int>(p.contacts.size());
   const TreeBlocks by_tree = BlocksByTree(p);
 
@@ -67,7 +72,8 @@ RigidContactProblem MakeRigidContactProblem(const SapProblem& p, bool sparse) {
   Eigen::VectorXd mu(nc);
   for (int k = 0; k < nc; ++k) {
     const Contact& contact = p.contacts[k];
-    Vector3 v = contact.first.J * p.trees[contact.first.tree].v_star;
+    Vector3 v = contact.first.J * p.trees[contact.first.tree].v_star +
+                contact.bias_velocity;
     if (contact.second) {
       v += contact.second->J * p.trees[contact.second->tree].v_star;
     }

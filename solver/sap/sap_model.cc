@@ -163,6 +163,7 @@ void SapModel::Build(const SapProblem& problem,
   int last_patch = -1;
   const int nc = static_cast<int>(problem.contacts.size());
   contacts_.resize(nc);
+  has_bias_ = false;
   for (int k = 0; k < nc; ++k) {
     const Contact& c = problem.contacts[k];
     ModelContact& m = contacts_[k];
@@ -177,6 +178,8 @@ void SapModel::Build(const SapProblem& problem,
       W += JAinvJt(c.second->J, m.tree_b);
     }
     m.w = DelassusDiagonalEstimate(W);
+    m.bias = c.bias_velocity;
+    if (!c.bias_velocity.isZero(0.0)) has_bias_ = true;
     try {
       m.constraint = ContactConstraint(
           ComputeRegularization(c.parameters, reg, problem.time_step, m.w,
@@ -427,6 +430,18 @@ void SapModel::MultiplyJ(const Eigen::VectorXd& v, Eigen::VectorXd* v_c) const {
           m.J_b->lazyProduct(v.segment(offsets_[m.tree_b], sizes_[m.tree_b]));
     }
   }
+}
+
+void SapModel::AddBias(Eigen::VectorXd* v_c) const {
+  if (!has_bias_) return;
+  for (int k = 0; k < num_contacts(); ++k) {
+    v_c->segment<3>(3 * k) += contacts_[k].bias;
+  }
+}
+
+void SapModel::AddBias(const Island& island, Eigen::VectorXd* v_c) const {
+  if (!has_bias_) return;
+  for (int k : island.contacts) v_c->segment<3>(3 * k) += contacts_[k].bias;
 }
 
 void SapModel::MultiplyJTranspose(const Eigen::VectorXd& gamma,

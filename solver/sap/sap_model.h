@@ -31,6 +31,7 @@ class SapModel {
     const Eigen::MatrixXd* J_a{nullptr};  ///< 3 x n_a block
     const Eigen::MatrixXd* J_b{nullptr};  ///< 3 x n_b block, or null
     double w{0.0};                        ///< Delassus estimate [1/kg]
+    Vector3 bias{Vector3::Zero()};        ///< v_c at v = 0 [m/s]
     ContactConstraint constraint;
   };
   /// A limit, holonomic or actuation constraint in model form: `rows` rows
@@ -140,7 +141,8 @@ class SapModel {
 
   /// y = A x (block diagonal).
   void MultiplyA(const Eigen::VectorXd& x, Eigen::VectorXd* y) const;
-  /// v_c = J v (stacked as above).
+  /// v_c = J v (stacked as above): the linear part; constraint velocities
+  /// are J v + bias (AddBias).
   void MultiplyJ(const Eigen::VectorXd& v, Eigen::VectorXd* v_c) const;
   /// out = J' gamma.
   void MultiplyJTranspose(const Eigen::VectorXd& gamma,
@@ -152,6 +154,13 @@ class SapModel {
   /// H = A + J' G J, written into H (which must have pattern()).
   void AssembleHessian(const ConstraintHessians& G,
                        BlockSparseSymmetricMatrix* H) const;
+
+  /// v_c += the contacts' bias velocities (Contact::bias_velocity): with
+  /// MultiplyJ, the constraint velocities at v.
+  void AddBias(Eigen::VectorXd* v_c) const;
+  void AddBias(const Island& island, Eigen::VectorXd* v_c) const;
+  /// Whether any contact has a nonzero bias velocity.
+  bool has_bias() const { return has_bias_; }
 
   /// The same operations restricted to one island: only the island's
   /// segments of y, v_c, out and gamma (and its entries of G and blocks of
@@ -183,6 +192,7 @@ class SapModel {
   // participating index or -1.
   std::vector<int> tree_of_, offsets_, full_offsets_, sizes_, participating_;
   int num_velocities_{0};
+  bool has_bias_{false};
   std::vector<ModelContact> contacts_;
   std::vector<ModelConstraint> constraints_;
   std::vector<ConstraintRow> rows_;

@@ -173,6 +173,9 @@ void Validate(const SapProblem& p, bool check_positive_definite) {
               " (a single-tree contact has only the first block)");
       }
     }
+    if (!c.bias_velocity.allFinite()) {
+      Throw(ContactLabel(p, k) + ": bias_velocity has non-finite entries");
+    }
     if (!std::isfinite(c.phi0)) {  // (message built only on failure)
       std::ostringstream os;
       os << ContactLabel(p, k) << ": invalid phi0 = " << c.phi0

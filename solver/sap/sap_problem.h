@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sapcontact/contact_model/contact_parameters.h"
+#include "sapcontact/contact_model/conventions.h"
 
 namespace sapcontact {
 
@@ -47,6 +48,10 @@ struct Contact {
   std::optional<ContactJacobianBlock> second;
   /// Signed distance at the start of the step [m] (negative: penetration).
   double phi0{0.0};
+  /// Contact velocity at v = 0 [m/s], contact frame (n, t1, t2): the motion
+  /// of a kinematic (prescribed) body or a moving surface (a conveyor belt)
+  /// that the trees do not carry. v_c = J v + bias_velocity. Default 0.
+  Vector3 bias_velocity{Vector3::Zero()};
   /// Stiffness, dissipation time scale, friction.
   ContactParameters parameters;
   /// Optional name used in error messages.

@@ -501,6 +501,7 @@ void SapSolver::SolveFromCandidates(
       }
       model.MultiplyA(island, r_, &Ar_);
       model.MultiplyJ(island, v, &vc_);
+      model.AddBias(island, &vc_);
       const double constraint_cost = model.EvaluateConstraints(
           island, vc_, &gamma_, G, G ? &regions_ : nullptr);
       model.MultiplyJTranspose(island, gamma_, &jtg_);
@@ -890,6 +891,7 @@ InverseDynamicsResult CalcInverseDynamics(const SapProblem& problem,
   Eigen::VectorXd vp, jtg;
   model.Gather(v, &vp);
   model.MultiplyJ(vp, &out.v_c);
+  model.AddBias(&out.v_c);
   model.EvaluateConstraints(out.v_c, &out.gamma, nullptr);
   model.MultiplyJTranspose(out.gamma, &jtg);
   out.generalized_impulse = Eigen::VectorXd::Zero(v.size());
