@@ -1,0 +1,64 @@
+// A robot as the simulator sees it: a multibody tree (multibody/
+// multibody_tree.h) plus the collision geometry attached to its links and
+// the URDF's mimic couplings. Loaded from URDF by LoadUrdf
+// (sim/robot/urdf_loader.h). Units SI; frames as in multibody_tree.h.
+#pragma once
+
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+#include <string>
+#include <vector>
+
+#include "sapcontact/multibody/multibody_tree.h"
+#include "sapcontact/sim/geometry/pose.h"
+#include "sapcontact/sim/geometry/shapes.h"
+
+namespace sapcontact {
+
+/// One collision shape fixed on a link.
+struct RobotGeometry {
+  /// "<link>/<collision name or index>" for messages and output.
+  std::string name;
+  /// Link index in RobotDescription::tree.
+  int link{-1};
+  /// Shape, centred at its own frame G (sim/geometry/shapes.h): box,
+  /// sphere or capsule (the URDF extension <capsule radius length>, or a
+  /// <cylinder> under UrdfOptions::cylinders_as_capsules).
+  Shape shape;
+  /// Pose of G in the link frame L (X_LG).
+  Pose pose_in_link;
+};
+
+/// q_follower = multiplier * q_leader + offset (URDF <mimic>), both 1-DOF
+/// joints (indices in RobotDescription::tree).
+struct JointCoupling {
+  int follower{-1};
+  int leader{-1};
+  double multiplier{1.0};
+  double offset{0.0};
+};
+
+struct RobotDescription {
+  /// The URDF's robot name.
+  std::string name;
+  /// Links in depth-first order from the root, a link's children in the
+  /// file order of their joints; link i is attached by joint i (named as in
+  /// the URDF). Link 0 is the URDF root link, attached to the world by
+  /// joint 0: fixed
+  /// (named "<root link>_base", origin = the base pose) or floating (q's
+  /// first 7 entries = the base pose, origin identity).
+  MultibodyTree tree;
+  std::vector<RobotGeometry> geometries;
+  std::vector<JointCoupling> couplings;
+  /// Generalized positions at load: zeros, with a floating base at the base
+  /// pose.
+  Eigen::VectorXd initial_positions;
+  /// Elements skipped at the user's request (UrdfOptions::
+  /// skip_unsupported), one line each: "robot.urdf:42: <mesh> in link
+  /// 'hand' collision 0 skipped (meshes are not supported)"; and values
+  /// read but not modelled: "robot.urdf:17: <dynamics friction="0.1"> of
+  /// joint 'elbow' ignored (joint friction is not modelled)".
+  std::vector<std::string> warnings;
+};
+
+}  // namespace sapcontact
