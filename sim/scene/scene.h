@@ -11,6 +11,7 @@
 #include "sapcontact/sim/geometry/pose.h"
 #include "sapcontact/sim/geometry/shapes.h"
 #include "sapcontact/sim/scene/material.h"
+#include "sapcontact/sim/scene/robot_spec.h"
 
 namespace sapcontact {
 
@@ -79,6 +80,10 @@ struct Body {
   std::string name;
   /// Fixed bodies are part of the world (no degrees of freedom).
   bool fixed{false};
+  /// A fixed body with `prescribed:` moves with the given velocities (a
+  /// kinematic body), or only its surface moves (surface_velocity).
+  bool prescribed{false};
+  PrescribedMotion motion;
   Shape shape;
   /// Mass [kg] and inertia about the centre of mass in the body frame
   /// [kg m^2], from the shape and `mass` or `density`. Zero for fixed bodies.
@@ -112,11 +117,17 @@ struct Scene {
   /// Bodies in file order, grid copies in place of their template (i, then
   /// j, then k, k fastest).
   std::vector<Body> bodies;
+  /// Robots in file order (YAML `robots:`, docs/robots.md).
+  std::vector<RobotSpec> robots;
+  /// External forces in file order (YAML `external_forces:`).
+  std::vector<ExternalForce> external_forces;
   OutputSettings output;
   CollisionSettings collision;
 
   /// Index of the body with this name, or -1.
   int FindBody(const std::string& name) const;
+  /// Index of the robot with this name, or -1.
+  int FindRobot(const std::string& name) const;
   /// Index of the material with this name, or -1.
   int FindMaterial(const std::string& name) const;
   /// Contact parameters of a pair of bodies: CombineMaterials of theirs.
@@ -127,16 +138,40 @@ struct Scene {
 /// sim/scene/scene_limits.h (docs/scenes.md "Limits"), which LoadScene
 /// enforces with file lines: time step, gravity, solver settings, margin,
 /// materials, the body count, and every body's name, shape, mass, pose,
-/// velocities and material index. Not checked here: the step count (see
-/// StepCount in sim/stepping/simulation.h). @throws std::invalid_argument
-/// naming the field ("bodies.box.velocity: |velocity| = 2e+04 m/s is
-/// outside [0, 10000] m/s: ...").
+/// velocities, material index and prescribed motion (fixed bodies only;
+/// functions of size 3; a plane only a surface velocity); every robot's
+/// name (unique among robots and bodies), description (a root joint
+/// matching fixed_base, the joint limit), base pose and velocities,
+/// material index, initial joint states (1-DOF joints in range, positions
+/// within the limits when joint_limits), actuation (1-DOF, not a mimic
+/// follower, gains >= 0 with kp + kd > 0, effort limit > 0, functions of
+/// size 1); every external force's target (exactly one of a free body or
+/// a robot link that is not welded to the world), functions of size 3 and
+/// point. Not checked here: the step count (see StepCount in
+/// sim/stepping/simulation.h). @throws std::invalid_argument naming the
+/// field ("bodies.box.velocity: |velocity| = 2e+04 m/s is outside [0,
+/// 10000] m/s: ...").
 void ValidateScene(const Scene& scene);
+
+/// Resolves an external force's target (ExternalForce::target): a body
+/// name, or "<robot>/<link>" naming a link of a robot. Sets force->body, or
+/// force->robot and force->link (the others -1), and returns "" ; else
+/// returns the problem (unknown name, listing the bodies and robots;
+/// ambiguous; a fixed body; a link welded to the world) and leaves the
+/// indices -1.
+std::string ResolveForceTarget(const Scene& scene, ExternalForce* force);
+
+/// Whether link `link` of `tree` is welded to the world: every joint from
+/// it to the root is fixed.
+bool LinkWeldedToWorld(const MultibodyTree& tree, int link);
 
 /// "bodies 'a' and 'b'" for the first two bodies, not both fixed, whose
 /// materials are both rigid (stiffness .inf), or "" if there are none:
 /// with the sap model such a pair needs near_rigid_threshold > 0 (R_n
-/// would be 0). LoadScene and ValidateScene reject beta = 0 then.
+/// would be 0). LoadScene and ValidateScene reject beta = 0 then. Robots
+/// count too: a robot of a rigid material with any rigid body ("robot 'arm'
+/// and body 'ground'"), another rigid robot, or itself with
+/// self_collision.
 std::string RigidPair(const Scene& scene);
 
 }  // namespace sapcontact

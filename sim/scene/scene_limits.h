@@ -30,6 +30,14 @@ constexpr std::size_t kMaxNameLength = 64;
 constexpr std::size_t kMaxExpandedNameLength = kMaxNameLength + 18;
 /// Bodies after grid expansion.
 constexpr long kMaxBodies = 100000;
+/// Robots (`robots:` items), and joints of one robot (links of its tree,
+/// counting the root's joint and fixed joints).
+constexpr long kMaxRobots = 1000;
+constexpr int kMaxRobotJoints = 1000;
+/// `external_forces:` items.
+constexpr long kMaxExternalForces = 100000;
+/// Points {times, values} of one time function.
+constexpr std::size_t kMaxTimeFunctionPoints = 100000;
 /// Steps of a run: round(duration / time_step).
 constexpr double kMaxSteps = 1e7;
 
@@ -76,6 +84,9 @@ constexpr double kMinSize = 1e-5;
 constexpr double kMaxSize = 1e4;
 /// rpy angles [rad] (any angle is equivalent to one in [-pi, pi]).
 constexpr double kMaxAngle = 1e3;
+/// Sine frequency of a time function [Hz]: at the smallest time step a
+/// faster oscillation has fewer than 10 steps per period.
+constexpr double kMaxFrequency = 1e6;
 /// collision.margin [m].
 constexpr double kMaxMargin = 1.0;
 /// solver.max_iterations (per step).

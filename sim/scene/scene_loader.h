@@ -44,14 +44,21 @@ class SceneError : public std::runtime_error {
 /// name ("materials.default.friction"), bodies by their YAML name (before
 /// grid expansion: "bodies.box.mass", "bodies.ball.shape.radius",
 /// "bodies.ball.grid.count"), list elements by index ("gravity.2",
-/// "bodies.box.position.0"). Setting one of mass/density (or rpy/quaternion)
-/// removes the other. Keys that are not in the schema, bodies and
-/// materials (other than "default") that the file does not define, and list
-/// indices out of range are errors. Throws SceneError.
+/// "bodies.box.position.0"), robots by name and their joints and actuators
+/// by URDF joint name ("robots.arm.base.fixed",
+/// "robots.arm.actuation.shoulder.kp"), external forces by index
+/// ("external_forces.0.force"). Setting one of mass/density (or
+/// rpy/quaternion) removes the other. Keys that are not in the schema,
+/// bodies, robots and materials (other than "default") that the file does
+/// not define, and list indices out of range are errors. Robots' URDF files
+/// are loaded with LoadUrdf, relative to the scene file's folder. Throws
+/// SceneError.
 Scene LoadScene(const std::string& path,
                 const std::vector<std::string>& overrides = {});
 
-/// Same, from YAML text; `name` stands for the file name in messages.
+/// Same, from YAML text; `name` stands for the file name in messages, and
+/// relative URDF paths are resolved against its folder (the working
+/// directory for a bare name).
 Scene LoadSceneFromString(const std::string& yaml, const std::string& name,
                           const std::vector<std::string>& overrides = {});
 

@@ -22,6 +22,19 @@ enum class Section {
   kGrid,
   kOutput,
   kCollision,
+  kPrescribed,
+  kRobots,  // the list, robots addressed by name
+  kRobot,
+  kRobotBase,
+  kJointStates,  // robots.<name>.joints: map joint name -> state
+  kJointState,
+  kActuations,  // robots.<name>.actuation: map joint name -> actuator
+  kActuation,
+  kExternalForces,  // the list, forces addressed by index
+  kExternalForce,
+  kFunction,  // a time function: a number, a list, {times, values}, {sine}
+  kSine,
+  kList,  // a list whose elements may be lists (time function points)
   kVector,
   kScalar
 };
@@ -36,16 +49,25 @@ bool IsVectorKey(const std::string& k) {
          k == "count" || k == "spacing";
 }
 
-// The schema default of an optional 3-vector field, or nullptr.
+// The schema default of an optional 3-vector field, or nullptr (also the
+// zero default of the vector time functions of prescribed: and
+// external_forces:).
 const char* const* DefaultVector(const std::string& k) {
   static const char* const kGravity[3] = {"0", "0", "-9.81"};
   static const char* const kZero[3] = {"0", "0", "0"};
   if (k == "gravity") return kGravity;
   if (k == "position" || k == "rpy" || k == "velocity" ||
-      k == "angular_velocity") {
+      k == "angular_velocity" || k == "surface_velocity" || k == "force" ||
+      k == "torque" || k == "point") {
     return kZero;
   }
   return nullptr;
+}
+
+bool IsIndex(const std::string& k) {
+  return !k.empty() && k.size() <= 6 &&
+         std::all_of(k.begin(), k.end(),
+                     [](unsigned char c) { return std::isdigit(c) != 0; });
 }
 
 // A copy of `n` whose nodes carry no file marks (so that errors at them are
@@ -168,10 +190,92 @@ class Applier {
       case Section::kGrid:
         check(GridKeys());
         break;
+      case Section::kPrescribed:
+        check(PrescribedKeys());
+        return Section::kFunction;
+      case Section::kRobot:
+        check(RobotKeys());
+        if (k == "base") return Section::kRobotBase;
+        if (k == "joints") return Section::kJointStates;
+        if (k == "actuation") return Section::kActuations;
+        return Section::kScalar;
+      case Section::kRobotBase:
+        check(RobotBaseKeys());
+        break;
+      case Section::kJointStates:
+        return Section::kJointState;  // any joint name (checked on load)
+      case Section::kJointState:
+        check(JointStateKeys());
+        return Section::kScalar;
+      case Section::kActuations:
+        return Section::kActuation;
+      case Section::kActuation:
+        check(ActuationKeys());
+        return k == "kp" || k == "kd" || k == "effort_limit"
+                   ? Section::kScalar
+                   : Section::kFunction;
+      case Section::kExternalForce:
+        check(ExternalForceKeys());
+        if (k == "force" || k == "torque") return Section::kFunction;
+        return k == "point" ? Section::kVector : Section::kScalar;
+      case Section::kFunction:
+        check(TimeFunctionKeys());
+        return k == "sine" ? Section::kSine : Section::kList;
+      case Section::kSine:
+        check(SineKeys());
+        return k == "amplitude" || k == "offset" ? Section::kList
+                                                 : Section::kScalar;
       default:
         break;
     }
+    if (s == Section::kRoot) {
+      if (k == "robots") return Section::kRobots;
+      if (k == "external_forces") return Section::kExternalForces;
+    }
+    if (s == Section::kBody && k == "prescribed") return Section::kPrescribed;
     return IsVectorKey(k) ? Section::kVector : Section::kScalar;
+  }
+
+  // Element `k` of the list `node` at `path`, for kVector and kList.
+  void Element(YAML::Node node, Section s, size_t i, const std::string& path) {
+    const std::string& k = parts_[i];
+    if (!node.IsSequence()) {
+      Fail(path, "'" + path + "' is not a list in the scene");
+    }
+    if (!IsIndex(k) || std::stoul(k) >= node.size()) {
+      Fail(Join(path, k), "'" + k + "' is not an index of " + path + " (size " +
+                              std::to_string(node.size()) + ")");
+    }
+    const int index = std::stoi(k);
+    if (i + 1 == parts_.size()) {
+      node[index] = value_;
+      return;
+    }
+    if (s == Section::kList && node[index].IsSequence()) {
+      Element(node[index], s, i + 1, Join(path, k));
+      return;
+    }
+    Fail(Join(path, k), "list elements have no fields");
+  }
+
+  // A list item addressed by its `name` (bodies, robots).
+  void Named(YAML::Node node, Section item, size_t i, const std::string& path,
+             const char* what) {
+    const std::string& k = parts_[i];
+    if (!node.IsSequence()) Fail(path, path + " is not a list");
+    for (YAML::Node entry : node) {
+      if (entry.IsMap() && entry["name"] && entry["name"].IsScalar() &&
+          entry["name"].Scalar() == k) {
+        if (i + 1 == parts_.size()) {
+          Fail(Join(path, k),
+               std::string("a ") + what + " cannot be replaced whole");
+        }
+        Descend(entry, item, i + 1, Join(path, k));
+        return;
+      }
+    }
+    Fail(Join(path, k),
+         "the scene has no " + std::string(what) + " named '" + k + "'");
   }
 
   void Descend(YAML::Node node, Section s, size_t i, const std::string& path) {
@@ -181,34 +285,40 @@ class Applier {
     switch (s) {
       case Section::kScalar:
         Fail(path, "'" + path + "' has no fields");
-      case Section::kVector: {
-        if (!node.IsSequence()) {
-          Fail(path, "'" + path + "' is not a list in the scene");
+      case Section::kVector:
+      case Section::kList:
+        Element(node, s, i, path);
+        return;
+      case Section::kBodies:
+        Named(node, Section::kBody, i, path, "body");
+        return;
+      case Section::kRobots:
+        Named(node, Section::kRobot, i, path, "robot");
+        return;
+      case Section::kExternalForces: {
+        if (!node.IsSequence()) Fail(path, "external_forces is not a list");
+        if (!IsIndex(k) || std::stoul(k) >= node.size()) {
+          Fail(Join(path, k),
+               "'" + k + "' is not an index of " + path + " (the scene has " +
+                   std::to_string(node.size()) + " external forces)");
         }
-        const bool digits =
-            std::all_of(k.begin(), k.end(),
-                        [](unsigned char c) { return std::isdigit(c) != 0; });
-        if (!digits || k.size() > 6 || std::stoul(k) >= node.size()) {
-          Fail(Join(path, k), "'" + k + "' is not an index of " + path +
-                                  " (size " + std::to_string(node.size()) +
-                                  ")");
+        if (last) {
+          Fail(Join(path, k), "an external force cannot be replaced whole");
         }
-        if (!last) Fail(Join(path, k), "list elements have no fields");
-        node[std::stoi(k)] = value_;
+        Descend(node[std::stoi(k)], Section::kExternalForce, i + 1,
+                Join(path, k));
         return;
       }
-      case Section::kBodies: {
-        if (!node.IsSequence()) Fail(path, "bodies is not a list");
-        for (YAML::Node body : node) {
-          if (body.IsMap() && body["name"] && body["name"].IsScalar() &&
-              body["name"].Scalar() == k) {
-            if (last) Fail(Join(path, k), "a body cannot be replaced whole");
-            Descend(body, Section::kBody, i + 1, Join(path, k));
-            return;
-          }
+      case Section::kFunction:
+        // A constant vector: its elements by index; else a map.
+        if (node.IsSequence()) {
+          Element(node, Section::kVector, i, path);
+          return;
         }
-        Fail(Join(path, k), "the scene has no body named '" + k + "'");
-      }
+        if (!node.IsMap()) {
+          Fail(path, "'" + path + "' is a constant: set it whole");
+        }
+        break;
       case Section::kMaterials:
         if (!node.IsMap()) Fail(path, "materials is not a map");
         if (!node[k] && k != "default") {
@@ -223,13 +333,27 @@ class Applier {
         s == Section::kMaterials ? Section::kMaterial : Next(s, path, k);
     const std::string child_path = Join(path, k);
     if (last) {
-      if (s == Section::kBody) RemoveExclusive(node, k);
+      if (s == Section::kBody || s == Section::kRobotBase) {
+        RemoveExclusive(node, k);
+      }
       node[k] = value_;
       return;
     }
     if (next == Section::kScalar) Fail(child_path, "'" + k + "' has no fields");
     if (!node[k]) {
-      if (next != Section::kVector) {
+      if (next == Section::kRobots) {
+        Fail(Join(child_path, parts_[i + 1]),
+             "the scene has no robot named '" + parts_[i + 1] + "'");
+      }
+      if (next == Section::kExternalForces) {
+        Fail(Join(child_path, parts_[i + 1]),
+             "the scene has no external forces");
+      }
+      if (next == Section::kList) {
+        Fail(child_path, "'" + child_path + "' is not set in the scene");
+      }
+      if (next != Section::kVector &&
+          !(next == Section::kFunction && DefaultVector(k))) {
         node[k] = YAML::Node(YAML::NodeType::Map);  // e.g. a missing solver:
       } else if (const char* const* def = DefaultVector(k)) {
         YAML::Node v(YAML::NodeType::Sequence);  // the schema default

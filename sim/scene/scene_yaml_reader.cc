@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "sapcontact/sim/scene/scene_limits.h"
+
 namespace sapcontact {
 
 SceneError::SceneError(std::string file, int line, int column,
@@ -18,9 +20,9 @@ SceneError::SceneError(std::string file, int line, int column,
 namespace scene_internal {
 
 const std::vector<std::string>& RootKeys() {
-  static const std::vector<std::string> k{"time_step", "duration",  "gravity",
-                                          "solver",    "materials", "bodies",
-                                          "output",    "collision"};
+  static const std::vector<std::string> k{
+      "time_step", "duration", "gravity",         "solver", "materials",
+      "bodies",    "robots",   "external_forces", "output", "collision"};
   return k;
 }
 const std::vector<std::string>& SolverKeys() {
@@ -45,7 +47,7 @@ const std::vector<std::string>& BodyKeys() {
   static const std::vector<std::string> k{
       "name",     "fixed", "shape",      "mass",     "density",
       "position", "rpy",   "quaternion", "velocity", "angular_velocity",
-      "material", "grid"};
+      "material", "grid",  "prescribed"};
   return k;
 }
 const std::vector<std::string>& ShapeKeys() {
@@ -62,6 +64,51 @@ const std::vector<std::string>& OutputKeys() {
 }
 const std::vector<std::string>& CollisionKeys() {
   static const std::vector<std::string> k{"margin"};
+  return k;
+}
+const std::vector<std::string>& PrescribedKeys() {
+  static const std::vector<std::string> k{"velocity", "angular_velocity",
+                                          "surface_velocity"};
+  return k;
+}
+const std::vector<std::string>& RobotKeys() {
+  static const std::vector<std::string> k{"name",
+                                          "urdf",
+                                          "base",
+                                          "joints",
+                                          "actuation",
+                                          "material",
+                                          "self_collision",
+                                          "joint_limits",
+                                          "skip_unsupported",
+                                          "cylinders_as_capsules"};
+  return k;
+}
+const std::vector<std::string>& RobotBaseKeys() {
+  static const std::vector<std::string> k{
+      "position", "rpy", "quaternion", "fixed", "velocity", "angular_velocity"};
+  return k;
+}
+const std::vector<std::string>& JointStateKeys() {
+  static const std::vector<std::string> k{"position", "velocity"};
+  return k;
+}
+const std::vector<std::string>& ActuationKeys() {
+  static const std::vector<std::string> k{
+      "kp", "kd", "target", "target_velocity", "feedforward", "effort_limit"};
+  return k;
+}
+const std::vector<std::string>& ExternalForceKeys() {
+  static const std::vector<std::string> k{"body", "force", "torque", "point"};
+  return k;
+}
+const std::vector<std::string>& TimeFunctionKeys() {
+  static const std::vector<std::string> k{"times", "values", "sine"};
+  return k;
+}
+const std::vector<std::string>& SineKeys() {
+  static const std::vector<std::string> k{"amplitude", "frequency", "phase",
+                                          "offset"};
   return k;
 }
 
@@ -324,6 +371,87 @@ std::string YamlSizeProblem(const YAML::Node& node, const std::string& field,
   if (path) *path = p;
   if (at) *at = walk.at;
   return walk.problem;
+}
+
+TimeFunction YamlReader::Function(const YAML::Node& node,
+                                  const std::string& field, int n) const {
+  const std::string forms =
+      n == 1 ? "a number, {times: [...], values: [...]} or {sine: {...}}"
+             : "a list of " + std::to_string(n) +
+                   " numbers, {times: [...], values: [...]} or {sine: "
+                   "{...}}";
+  // A value: a number (n = 1) or a list of n numbers.
+  auto value = [&](const YAML::Node& v,
+                   const std::string& f) -> Eigen::VectorXd {
+    if (n == 1) return Eigen::VectorXd::Constant(1, Double(v, f));
+    return Vector(v, f, n);
+  };
+  if (node.IsScalar() && n == 1)
+    return TimeFunction::Constant(Double(node, field));
+  if (node.IsSequence()) return TimeFunction::Constant(Vector(node, field, n));
+  if (!node.IsMap()) {
+    Fail(node, field, "expected " + forms + ", got " + Describe(node));
+  }
+  CheckMap(node, field, TimeFunctionKeys());
+  if (node["sine"]) {
+    if (node["times"] || node["values"]) {
+      Fail(node["sine"], field + ".sine",
+           "give {times, values} or {sine}, not both");
+    }
+    const YAML::Node s = node["sine"];
+    const std::string sf = field + ".sine";
+    CheckMap(s, sf, SineKeys());
+    const Eigen::VectorXd amplitude =
+        value(Required(s, "amplitude", sf), sf + ".amplitude");
+    const YAML::Node fn = Required(s, "frequency", sf);
+    const double frequency = NonNegative(fn, sf + ".frequency");
+    CheckRange(fn, sf + ".frequency", frequency, 0.0,
+               scene_limits::kMaxFrequency, "Hz",
+               "no step resolves a faster oscillation");
+    double phase = 0.0;
+    if (s["phase"]) {
+      phase = Double(s["phase"], sf + ".phase");
+      CheckRange(s["phase"], sf + ".phase", phase, -scene_limits::kMaxAngle,
+                 scene_limits::kMaxAngle, "rad", "give the angle modulo 2 pi");
+    }
+    const Eigen::VectorXd offset = s["offset"]
+                                       ? value(s["offset"], sf + ".offset")
+                                       : Eigen::VectorXd::Zero(n);
+    return TimeFunction::Sine(amplitude, frequency, phase, offset);
+  }
+  const YAML::Node times = Required(node, "times", field);
+  const YAML::Node values = Required(node, "values", field);
+  const std::string tf = field + ".times", vf = field + ".values";
+  if (!times.IsSequence() || times.size() == 0) {
+    Fail(times, tf,
+         "expected a non-empty list of times [s], got " + Describe(times));
+  }
+  if (times.size() > scene_limits::kMaxTimeFunctionPoints) {
+    Fail(times, tf,
+         std::to_string(times.size()) + " points, more than the limit of " +
+             std::to_string(scene_limits::kMaxTimeFunctionPoints) +
+             " (docs/scenes.md, Limits)");
+  }
+  if (!values.IsSequence() || values.size() != times.size()) {
+    Fail(values, vf,
+         "expected a list of " + std::to_string(times.size()) +
+             " values (one per time), got " +
+             (values.IsSequence() ? "a list of " + std::to_string(values.size())
+                                  : Describe(values)));
+  }
+  std::vector<double> t(times.size());
+  std::vector<Eigen::VectorXd> v(times.size());
+  for (size_t i = 0; i < times.size(); ++i) {
+    const std::string index = "[" + std::to_string(i) + "]";
+    t[i] = Double(times[i], tf + index);
+    if (i > 0 && !(t[i] > t[i - 1])) {
+      std::ostringstream os;
+      os << "times must increase (" << t[i] << " after " << t[i - 1] << ")";
+      Fail(times[i], tf, os.str());
+    }
+    v[i] = value(values[i], vf + index);
+  }
+  return TimeFunction::PiecewiseLinear(t, v);
 }
 
 YAML::Node YamlReader::Required(const YAML::Node& map, const std::string& key,

@@ -10,6 +10,7 @@
 
 #include "sapcontact/contact_model/conventions.h"
 #include "sapcontact/sim/scene/scene_loader.h"
+#include "sapcontact/sim/scene/time_function.h"
 
 namespace sapcontact {
 namespace scene_internal {
@@ -23,6 +24,14 @@ const std::vector<std::string>& ShapeKeys();  // union over shape types
 const std::vector<std::string>& GridKeys();
 const std::vector<std::string>& OutputKeys();
 const std::vector<std::string>& CollisionKeys();
+const std::vector<std::string>& PrescribedKeys();
+const std::vector<std::string>& RobotKeys();
+const std::vector<std::string>& RobotBaseKeys();
+const std::vector<std::string>& JointStateKeys();
+const std::vector<std::string>& ActuationKeys();
+const std::vector<std::string>& ExternalForceKeys();
+const std::vector<std::string>& TimeFunctionKeys();  // times, values, sine
+const std::vector<std::string>& SineKeys();
 
 /// Reads values of one scene file. Nodes created by overrides carry no mark;
 /// errors at them name the override assignment recorded by SetOverride.
@@ -74,6 +83,25 @@ class YamlReader {
                          int n) const;
   Vector3 Vec3(const YAML::Node& node, const std::string& field) const {
     return Vector(node, field, 3);
+  }
+
+  /// A function of time with values in R^n (n = 1 or 3) in one of the
+  /// forms of sim/scene/time_function.h: a number (n = 1) or a list of n
+  /// numbers (a constant), {times: [...], values: [...]} (piecewise
+  /// linear; values numbers for n = 1, lists of n numbers otherwise), or
+  /// {sine: {amplitude, frequency, phase, offset}} (amplitude and
+  /// frequency required; amplitude and offset numbers or lists of n).
+  /// Fails naming the field and the element ("<field>.times: times must
+  /// increase (0.5 after 1)").
+  TimeFunction Function(const YAML::Node& node, const std::string& field,
+                        int n) const;
+  TimeFunction ScalarFunction(const YAML::Node& node,
+                              const std::string& field) const {
+    return Function(node, field, 1);
+  }
+  TimeFunction VectorFunction(const YAML::Node& node,
+                              const std::string& field) const {
+    return Function(node, field, 3);
   }
 
   /// map[key] (which must exist), else "missing required field".
