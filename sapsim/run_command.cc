@@ -67,12 +67,12 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
 
 namespace {
 
-// Removes DIR/trajectory.csv and DIR/summary.json if present (a failed run
-// must not leave an earlier run's outputs looking like its own).
+// Removes DIR/trajectory.csv, summary.json and joints.csv if present (a failed
+// run must not leave an earlier run's outputs looking like its own).
 void RemoveOutputs(const std::string& dir) {
   if (dir.empty()) return;
   std::error_code ec;
-  for (const char* name : {"trajectory.csv", "summary.json"}) {
+  for (const char* name : {"trajectory.csv", "summary.json", "joints.csv"}) {
     std::filesystem::remove(std::filesystem::path(dir) / name, ec);
   }
 }
@@ -213,14 +213,15 @@ int Run(const RunOptions& o) {
         "Iterations per step: mean %.2f, max %d. Failed steps: %d. Max "
         "penetration %.3e m. Kinetic energy %.4g J -> %.4g J; total energy "
         "never rose above its initial value by more than %.2e (relative). "
-        "Output: %s/trajectory.csv, %s/summary.json\n",
+        "Output: %s/trajectory.csv, %s/summary.json%s\n",
         o.scene.c_str(), s.steps * s.time_step, s.steps, s.time_step,
         SolverModelName(scene.solver.model), s.wall_time_s, s.solver_time_s,
         s.collision_time_s, s.mean_contacts, s.max_contacts,
         s.mean_newton_iterations, s.max_newton_iterations, s.failed_steps,
         s.max_penetration_m, s.kinetic_energy_initial_J,
         s.kinetic_energy_final_J, std::max(0.0, s.energy_max_increase_rel),
-        o.out.c_str(), o.out.c_str());
+        o.out.c_str(), o.out.c_str(),
+        scene.robots.empty() ? "" : (", " + o.out + "/joints.csv").c_str());
     if (s.failed_steps > 0) {
       std::printf("First failure: %s\n", s.first_failure.c_str());
     }

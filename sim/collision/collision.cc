@@ -1,5 +1,6 @@
 #include "sapcontact/sim/collision/collision.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -28,6 +29,22 @@ CollisionDetector::CollisionDetector(std::vector<CollisionGeometry> bodies)
     }
     fixed_[i] = bodies_[i].fixed;
   }
+}
+
+void CollisionDetector::SetExcludedPairs(
+    std::vector<std::pair<int, int>> pairs) {
+  const int n = static_cast<int>(bodies_.size());
+  for (auto& [a, b] : pairs) {
+    if (a < 0 || b < 0 || a >= n || b >= n) {
+      throw std::invalid_argument("SetExcludedPairs: pair (" +
+                                  std::to_string(a) + ", " + std::to_string(b) +
+                                  ") names a body out of range");
+    }
+    if (a > b) std::swap(a, b);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  excluded_ = std::move(pairs);
 }
 
 const std::vector<ContactPoint>& CollisionDetector::FindContacts(
@@ -70,6 +87,11 @@ const std::vector<ContactPoint>& CollisionDetector::FindContacts(
   const auto& pairs = broad_phase_.FindPairs(aabbs_, fixed_, options.max_pairs);
   contacts_.clear();
   for (const auto& [i, j] : pairs) {
+    if (!excluded_.empty() &&
+        std::binary_search(excluded_.begin(), excluded_.end(),
+                           std::make_pair(std::min(i, j), std::max(i, j)))) {
+      continue;
+    }
     // A fixed body is A; otherwise the smaller index (i < j) is A.
     const int a = fixed_[j] ? j : i;
     const int b = a == i ? j : i;

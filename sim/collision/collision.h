@@ -52,6 +52,10 @@ class CollisionDetector {
 
   int num_bodies() const { return static_cast<int>(bodies_.size()); }
   const std::vector<CollisionGeometry>& bodies() const { return bodies_; }
+  /// Pairs of bodies that never collide (e.g. the links of one robot, or
+  /// its adjacent links), in any order; replaces the previous list.
+  /// @throws std::invalid_argument on an index out of range.
+  void SetExcludedPairs(std::vector<std::pair<int, int>> pairs);
 
   /// All contacts with phi <= margin_ab where margin_ab = options.margin +
   /// motion_bounds[a] + motion_bounds[b] (motion_bounds optional: empty
@@ -78,6 +82,8 @@ class CollisionDetector {
   std::vector<Aabb> aabbs_;
   std::vector<ContactPoint> contacts_;
   BroadPhase broad_phase_;
+  // Sorted (smaller, larger) index pairs.
+  std::vector<std::pair<int, int>> excluded_;
 };
 
 }  // namespace sapcontact

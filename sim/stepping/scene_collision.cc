@@ -5,11 +5,62 @@
 
 namespace sapcontact {
 
+std::vector<bool> MovingLinks(const MultibodyTree& tree) {
+  std::vector<bool> moves(tree.num_links(), false);
+  for (int l = 0; l < tree.num_links(); ++l) {
+    const Joint& j = tree.joint(l);
+    moves[l] =
+        j.type != JointType::kFixed || (j.parent >= 0 && moves[j.parent]);
+  }
+  return moves;
+}
+
+std::vector<Pose> ColliderPoses(const Scene& scene,
+                                const std::vector<Eigen::VectorXd>& q) {
+  std::vector<Pose> poses;
+  for (const Body& b : scene.bodies) poses.push_back(b.pose);
+  std::vector<Eigen::Isometry3d> X_WL;
+  for (size_t r = 0; r < scene.robots.size(); ++r) {
+    const RobotDescription& d = scene.robots[r].description;
+    CalcLinkPoses(d.tree, q[r], &X_WL);
+    for (const RobotGeometry& g : d.geometries) {
+      Pose p;
+      p.position = X_WL[g.link] * g.pose_in_link.position;
+      p.orientation = Eigen::Quaterniond(X_WL[g.link].linear()) *
+                      g.pose_in_link.orientation;
+      poses.push_back(p);
+    }
+  }
+  return poses;
+}
+
 CollisionDetector MakeCollisionDetector(const Scene& scene) {
   std::vector<CollisionGeometry> g;
   g.reserve(scene.bodies.size());
   for (const Body& b : scene.bodies) g.push_back({b.shape, b.fixed});
-  return CollisionDetector(std::move(g));
+  std::vector<std::pair<int, int>> excluded;
+  for (const RobotSpec& robot : scene.robots) {
+    const RobotDescription& d = robot.description;
+    const std::vector<bool> moves = MovingLinks(d.tree);
+    const int first = static_cast<int>(g.size());
+    for (const RobotGeometry& geometry : d.geometries) {
+      g.push_back({geometry.shape, !moves[geometry.link]});
+    }
+    const int n = static_cast<int>(d.geometries.size());
+    for (int i = 0; i < n; ++i) {
+      for (int j = i + 1; j < n; ++j) {
+        const int li = d.geometries[i].link, lj = d.geometries[j].link;
+        const bool adjacent = li == lj || d.tree.joint(li).parent == lj ||
+                              d.tree.joint(lj).parent == li;
+        if (!robot.self_collision || adjacent) {
+          excluded.emplace_back(first + i, first + j);
+        }
+      }
+    }
+  }
+  CollisionDetector detector(std::move(g));
+  detector.SetExcludedPairs(std::move(excluded));
+  return detector;
 }
 
 }  // namespace sapcontact

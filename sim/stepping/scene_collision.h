@@ -1,13 +1,29 @@
 // The collision detector of a scene: one CollisionGeometry per body of
-// sim/scene/scene.h, in scene order (body index = scene index).
+// sim/scene/scene.h, in scene order (collider index = body index), then one
+// per collision geometry of each robot (robots in scene order, geometries in
+// RobotDescription order). A robot geometry is fixed when its link does not
+// move (all joints from the world to it fixed).
 #pragma once
+
+#include <vector>
 
 #include "sapcontact/sim/collision/collision.h"
 #include "sapcontact/sim/scene/scene.h"
 
 namespace sapcontact {
 
-/// A CollisionDetector over `scene.bodies` (shape and fixed flag of each).
+/// Whether each link of `tree` moves (some joint on its path from the world
+/// is not fixed).
+std::vector<bool> MovingLinks(const MultibodyTree& tree);
+
+/// World poses of every collider (bodies, then robot geometries) with the
+/// bodies at their initial poses and robot r at positions q[r].
+std::vector<Pose> ColliderPoses(const Scene& scene,
+                                const std::vector<Eigen::VectorXd>& q);
+
+/// A CollisionDetector over the scene's bodies and robot geometries, with
+/// the pairs that must not collide excluded: all pairs within a robot, or,
+/// with self_collision, those on one link or on a parent and child link.
 /// @throws std::invalid_argument as the CollisionDetector constructor.
 CollisionDetector MakeCollisionDetector(const Scene& scene);
 

@@ -39,6 +39,44 @@ void WriteRows(std::ofstream& out, const TimeStepper& stepper) {
   }
 }
 
+// joints.csv: one row per 1-DOF joint of every robot (position [rad or m],
+// velocity, actuation effort of the last step, 0 when not actuated); a
+// floating base's pose and velocity go in rows named "<base joint>.x" etc.
+void WriteJointRows(std::ofstream& out, const TimeStepper& stepper) {
+  const Scene& scene = stepper.scene();
+  char line[200];
+  for (size_t r = 0; r < scene.robots.size(); ++r) {
+    const RobotSpec& spec = scene.robots[r];
+    const MultibodyTree& mb = spec.description.tree;
+    const RobotState& st = stepper.robot_states()[r];
+    const Eigen::VectorXd& effort =
+        stepper.ActuationEfforts(static_cast<int>(r));
+    for (int j = 0; j < mb.num_links(); ++j) {
+      const Joint& joint = mb.joint(j);
+      if (joint.type == JointType::kFloating) {
+        static const char* kNames[7] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
+        for (int i = 0; i < 7; ++i) {
+          const double v = i < 6 ? st.v(mb.velocity_start(j) + i) : 0.0;
+          std::snprintf(line, sizeof(line), "%.9g,%s,%s.%s,%.12g,%.12g,0\n",
+                        stepper.time(), spec.name.c_str(), joint.name.c_str(),
+                        kNames[i], st.q(mb.position_start(j) + i), v);
+          out << line;
+        }
+        continue;
+      }
+      if (joint.type == JointType::kFixed) continue;
+      double u = 0.0;
+      for (size_t k = 0; k < spec.actuation.size(); ++k) {
+        if (spec.actuation[k].joint == j) u = effort(k);
+      }
+      std::snprintf(line, sizeof(line), "%.9g,%s,%s,%.12g,%.12g,%.12g\n",
+                    stepper.time(), spec.name.c_str(), joint.name.c_str(),
+                    st.q(mb.position_start(j)), st.v(mb.velocity_start(j)), u);
+      out << line;
+    }
+  }
+}
+
 // Throws SimulationError unless every number of the summary is finite.
 void CheckFinite(const SimulationSummary& s) {
   const std::pair<const char*, double> fields[] = {
@@ -129,6 +167,46 @@ std::string SummaryToJson(const Scene& scene, const SimulationSummary& s) {
     bodies.push_back(body);
   }
   j["bodies"] = bodies;
+  nlohmann::ordered_json robots = nlohmann::ordered_json::array();
+  for (size_t r = 0; r < scene.robots.size() && r < s.final_robot_state.size();
+       ++r) {
+    const RobotSpec& spec = scene.robots[r];
+    const MultibodyTree& mb = spec.description.tree;
+    const RobotState& st = s.final_robot_state[r];
+    nlohmann::ordered_json robot;
+    robot["name"] = spec.name;
+    robot["fixed_base"] = spec.fixed_base;
+    nlohmann::ordered_json joints = nlohmann::ordered_json::array();
+    for (int jt = 0; jt < mb.num_links(); ++jt) {
+      const Joint& joint = mb.joint(jt);
+      if (joint.type == JointType::kFixed) continue;
+      nlohmann::ordered_json entry;
+      entry["name"] = joint.name;
+      entry["type"] = JointTypeName(joint.type);
+      const int nq = mb.num_positions(jt), nv = mb.num_velocities(jt);
+      if (nq == 1) {
+        entry["position"] = st.q(mb.position_start(jt));
+        entry["velocity"] = st.v(mb.velocity_start(jt));
+        for (size_t k = 0; k < spec.actuation.size(); ++k) {
+          if (spec.actuation[k].joint == jt &&
+              r < s.final_robot_efforts.size()) {
+            entry["effort"] = s.final_robot_efforts[r](k);
+          }
+        }
+      } else {
+        entry["position"] =
+            std::vector<double>(st.q.data() + mb.position_start(jt),
+                                st.q.data() + mb.position_start(jt) + nq);
+        entry["velocity"] =
+            std::vector<double>(st.v.data() + mb.velocity_start(jt),
+                                st.v.data() + mb.velocity_start(jt) + nv);
+      }
+      joints.push_back(entry);
+    }
+    robot["joints"] = joints;
+    robots.push_back(robot);
+  }
+  if (!scene.robots.empty()) j["robots"] = robots;
   // Invalid UTF-8 (in a file name, say) is replaced, never thrown.
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -148,12 +226,12 @@ int StepCount(const Scene& scene) {
 InitialOverlap FindInitialOverlap(const Scene& scene) {
   ValidateScene(scene);
   CollisionDetector detector = MakeCollisionDetector(scene);
-  std::vector<Pose> poses;
-  poses.reserve(scene.bodies.size());
-  for (const Body& b : scene.bodies) poses.push_back(b.pose);
+  std::vector<Eigen::VectorXd> q;
+  for (const RobotSpec& r : scene.robots) q.push_back(RobotInitialPositions(r));
+  const std::vector<Pose> poses = ColliderPoses(scene, q);
   // The contacts of the first step (margin and motion bounds as the time
   // stepper uses them), so that the limits fail here, as bad input.
-  std::vector<double> bounds(scene.bodies.size(), 0.0);
+  std::vector<double> bounds(poses.size(), 0.0);
   for (size_t b = 0; b < scene.bodies.size(); ++b) {
     const Body& body = scene.bodies[b];
     if (body.fixed) continue;
@@ -207,6 +285,11 @@ SimulationSummary RunSimulation(const Scene& scene,
   const fs::path dir(options.output_dir);
   const fs::path traj_final = dir / "trajectory.csv";
   const fs::path summary_final = dir / "summary.json";
+  const fs::path joints_final = dir / "joints.csv";
+  const bool write_joints = write && !scene.robots.empty();
+  PartialFile joints_tmp(write_joints ? dir / "joints.csv.partial"
+                                      : fs::path());
+  std::ofstream joints;
   // Outputs are written under temporary names, removed on any exception.
   PartialFile traj_tmp(write ? dir / "trajectory.csv.partial" : fs::path());
   PartialFile summary_tmp(write ? dir / "summary.json.partial" : fs::path());
@@ -221,6 +304,15 @@ SimulationSummary RunSimulation(const Scene& scene,
     // Stale outputs of an earlier run must not survive a failed one.
     fs::remove(traj_final, ec);
     fs::remove(summary_final, ec);
+    fs::remove(joints_final, ec);
+    if (write_joints) {
+      joints.open(joints_tmp.path);
+      if (!joints) {
+        throw std::runtime_error("cannot write " + joints_tmp.path.string());
+      }
+      joints << "time,robot,joint,position,velocity,effort\n";
+      WriteJointRows(joints, stepper);
+    }
     trajectory.open(traj_tmp.path);
     if (!trajectory) {
       throw std::runtime_error("cannot write " + traj_tmp.path.string());
@@ -270,6 +362,7 @@ SimulationSummary RunSimulation(const Scene& scene,
     }
     if (trajectory.is_open() && ((n + 1) % every == 0 || n + 1 == steps)) {
       WriteRows(trajectory, stepper);
+      if (joints.is_open()) WriteJointRows(joints, stepper);
     }
     if (options.on_step) options.on_step(stepper, info);
   }
@@ -286,6 +379,11 @@ SimulationSummary RunSimulation(const Scene& scene,
         gain / std::max(std::abs(s.energy_initial_J), std::abs(gain));
   }
   s.final_state = stepper.state();
+  s.final_robot_state = stepper.robot_states();
+  for (size_t r = 0; r < scene.robots.size(); ++r) {
+    s.final_robot_efforts.push_back(
+        stepper.ActuationEfforts(static_cast<int>(r)));
+  }
   s.wall_time_s = std::chrono::duration<double>(Clock::now() - t_start).count();
   CheckFinite(s);
 
@@ -299,6 +397,13 @@ SimulationSummary RunSimulation(const Scene& scene,
     summary.close();
     if (!summary) {
       throw std::runtime_error("cannot write " + summary_tmp.path.string());
+    }
+    if (joints.is_open()) {
+      joints.close();
+      if (!joints) {
+        throw std::runtime_error("error writing " + joints_tmp.path.string());
+      }
+      joints_tmp.CommitAs(joints_final);
     }
     traj_tmp.CommitAs(traj_final);
     summary_tmp.CommitAs(summary_final);

@@ -51,6 +51,10 @@ struct SimulationSummary {
   double energy_max_increase_rel{0.0};
   /// Final states, in scene body order.
   std::vector<BodyState> final_state;
+  /// Robots' final states and actuation efforts [N m or N] (one per
+  /// RobotSpec::actuation entry), in scene robot order.
+  std::vector<RobotState> final_robot_state;
+  std::vector<Eigen::VectorXd> final_robot_efforts;
 };
 
 /// The number of steps of a run: max(1, round(duration / time_step)).

@@ -149,8 +149,119 @@ TimeStepper::TimeStepper(const Scene& scene)
     problem_.trees[t].name = scene_.bodies[body_of_tree_[t]].name;
   }
   guess_.resize(6 * body_of_tree_.size());
-  poses_.resize(nb);
-  motion_bounds_.resize(nb);
+  SetUpRobots();
+  poses_.resize(num_colliders());
+  motion_bounds_.resize(num_colliders());
+}
+
+void TimeStepper::SetUpRobots() {
+  const int nb = static_cast<int>(scene_.bodies.size());
+  collider_name_.clear();
+  for (const Body& b : scene_.bodies) collider_name_.push_back(b.name);
+  collider_robot_.assign(nb, -1);
+  collider_link_.assign(nb, -1);
+  collider_geometry_.assign(nb, -1);
+  const int nr = static_cast<int>(scene_.robots.size());
+  if (nr > 0 && scene_.solver.model != SolverModel::kSap) {
+    throw std::invalid_argument(
+        "robots: solver.model rigid takes contacts only; robots need joint "
+        "limits and actuation as constraints (use solver.model sap)");
+  }
+  robot_state_.resize(nr);
+  tree_of_robot_.assign(nr, -1);
+  link_poses_.resize(nr);
+  robot_efforts_.resize(nr);
+  actuation_of_robot_.assign(nr, -1);
+  int guess_size = static_cast<int>(guess_.size());
+  for (int r = 0; r < nr; ++r) {
+    const RobotSpec& spec = scene_.robots[r];
+    const MultibodyTree& tree = spec.description.tree;
+    RobotState& st = robot_state_[r];
+    st.q = RobotInitialPositions(spec);
+    st.v = RobotInitialVelocities(spec);
+    robot_efforts_[r] = Eigen::VectorXd::Zero(spec.actuation.size());
+    if (tree.num_velocities() > 0) {
+      tree_of_robot_[r] = static_cast<int>(problem_.trees.size());
+      Tree t;
+      t.A = Eigen::MatrixXd::Zero(tree.num_velocities(), tree.num_velocities());
+      t.v_star = Eigen::VectorXd::Zero(tree.num_velocities());
+      t.name = spec.name;
+      problem_.trees.push_back(std::move(t));
+      guess_size += tree.num_velocities();
+    }
+    for (size_t g = 0; g < spec.description.geometries.size(); ++g) {
+      const RobotGeometry& geometry = spec.description.geometries[g];
+      collider_robot_.push_back(r);
+      collider_link_.push_back(geometry.link);
+      collider_geometry_.push_back(static_cast<int>(g));
+      collider_name_.push_back(spec.name + "/" + geometry.name);
+    }
+    CalcLinkPoses(tree, st.q, &link_poses_[r]);
+  }
+  robot_of_tree_.assign(problem_.trees.size(), -1);
+  for (int r = 0; r < nr; ++r) {
+    if (tree_of_robot_[r] >= 0) robot_of_tree_[tree_of_robot_[r]] = r;
+  }
+  guess_.resize(guess_size);
+}
+
+void TimeStepper::SetRobotState(int r, const RobotState& state) {
+  if (r < 0 || r >= static_cast<int>(robot_state_.size())) {
+    throw std::invalid_argument("TimeStepper::SetRobotState: no robot " +
+                                std::to_string(r));
+  }
+  const MultibodyTree& tree = scene_.robots[r].description.tree;
+  if (state.q.size() != tree.num_positions() ||
+      state.v.size() != tree.num_velocities()) {
+    throw std::invalid_argument(
+        "TimeStepper::SetRobotState: robot '" + scene_.robots[r].name +
+        "' has " + std::to_string(tree.num_positions()) + " positions and " +
+        std::to_string(tree.num_velocities()) + " velocities");
+  }
+  robot_state_[r] = state;
+  CalcLinkPoses(tree, state.q, &link_poses_[r]);
+  have_previous_guess_ = false;
+}
+
+std::vector<Eigen::Isometry3d> TimeStepper::LinkPoses(int r) const {
+  return link_poses_.at(r);
+}
+
+int TimeStepper::MaterialOfCollider(int c) const {
+  const int nb = static_cast<int>(scene_.bodies.size());
+  return c < nb ? scene_.bodies[c].material_index
+                : scene_.robots[collider_robot_[c]].material_index;
+}
+
+Vector3 TimeStepper::WorldPointVelocity(int c, const Vector3& p,
+                                        const Vector3& n) const {
+  const int nb = static_cast<int>(scene_.bodies.size());
+  if (c >= nb || !scene_.bodies[c].prescribed) return Vector3::Zero();
+  const Body& body = scene_.bodies[c];
+  const BodyState& s = state_[c];
+  const double t = time_ + scene_.time_step;  // velocities over the step
+  Vector3 v = s.velocity + s.angular_velocity.cross(p - s.pose.position);
+  const Vector3 surface = body.motion.surface_velocity.Value(t);
+  v += surface - surface.dot(n) * n;  // its tangential part only
+  return v;
+}
+
+bool TimeStepper::ColliderJacobian(int c, const Matrix3& rows, const Vector3& p,
+                                   double sign, int* tree, Eigen::MatrixXd* J) {
+  const int nb = static_cast<int>(scene_.bodies.size());
+  if (c < nb) {
+    *tree = tree_of_body_[c];
+    if (*tree < 0) return false;
+    SetPointJacobian(rows, p - state_[c].pose.position, sign, J);
+    return true;
+  }
+  const int r = collider_robot_[c];
+  *tree = tree_of_robot_[r];
+  if (*tree < 0) return false;
+  const MultibodyTree& mb = scene_.robots[r].description.tree;
+  CalcPointJacobian(mb, link_poses_[r], collider_link_[c], p, &point_J_);
+  J->noalias() = sign * rows * point_J_;
+  return true;
 }
 
 double TimeStepper::KineticEnergy() const {
@@ -163,6 +274,10 @@ double TimeStepper::KineticEnergy() const {
          0.5 * s.angular_velocity.dot(WorldInertia(body, s.pose) *
                                       s.angular_velocity);
   }
+  for (size_t r = 0; r < robot_state_.size(); ++r) {
+    e += CalcKineticEnergy(scene_.robots[r].description.tree, robot_state_[r].q,
+                           robot_state_[r].v);
+  }
   return e;
 }
 
@@ -172,6 +287,10 @@ double TimeStepper::PotentialEnergy() const {
     const Body& body = scene_.bodies[b];
     if (body.fixed) continue;
     e -= body.mass * scene_.gravity.dot(state_[b].pose.position);
+  }
+  for (size_t r = 0; r < robot_state_.size(); ++r) {
+    e += CalcPotentialEnergy(scene_.robots[r].description.tree,
+                             robot_state_[r].q, scene_.gravity);
   }
   return e;
 }
@@ -192,33 +311,183 @@ void TimeStepper::BuildProblem() {
     guess_.segment<3>(6 * t) = s.velocity;
     guess_.segment<3>(6 * t + 3) = s.angular_velocity;
   }
+  // External forces on free bodies (explicit, evaluated at the step's end
+  // time like the prescribed motions).
+  const double t_end = time_ + dt;
+  for (const ExternalForce& f : scene_.external_forces) {
+    if (f.body < 0 || tree_of_body_[f.body] < 0) continue;
+    const Body& body = scene_.bodies[f.body];
+    const BodyState& s = state_[f.body];
+    const Vector3 force = f.force.Value(t_end);
+    const Vector3 r = s.pose.orientation * f.point;
+    const Vector3 torque = f.torque.Value(t_end) + r.cross(force);
+    Tree& tree = problem_.trees[tree_of_body_[f.body]];
+    tree.v_star.head<3>() += dt * force / body.mass;
+    tree.v_star.tail<3>() +=
+        dt * tree.A.bottomRightCorner<3, 3>().ldlt().solve(torque);
+  }
+  problem_.limits.clear();
+  problem_.holonomic.clear();
+  problem_.actuation.clear();
+  for (int r = 0; r < static_cast<int>(robot_state_.size()); ++r) {
+    AddRobotProblem(r);
+  }
   // Contacts: v_c = R (v_B + w_B x r_B - v_A - w_A x r_A).
+  // Colliders are bodies (tree: 6-DOF point Jacobian) or robot link
+  // geometries (the robot's point Jacobian); fixed and prescribed ones are
+  // the world, whose point velocity enters as the contact's bias velocity.
   problem_.contacts.resize(contacts_.size());
   for (size_t k = 0; k < contacts_.size(); ++k) {
     const ContactPoint& cp = contacts_[k];
     const Matrix3 rows = ContactFrameRows(cp.normal);
     Contact& c = problem_.contacts[k];
-    const int tree_b = tree_of_body_[cp.body_b];
-    const int tree_a = tree_of_body_[cp.body_a];
-    const Vector3 r_b = cp.position - state_[cp.body_b].pose.position;
     // Blocks are overwritten in place: no allocation in steady state.
-    if (tree_a < 0) {
-      c.first.tree = tree_b;
-      SetPointJacobian(rows, r_b, 1.0, &c.first.J);
+    int tree_a = -1, tree_b = -1;
+    const bool moves_a = ColliderJacobian(cp.body_a, rows, cp.position, -1.0,
+                                          &tree_a, &c.first.J);
+    if (!c.second) c.second.emplace();
+    Eigen::MatrixXd& J_b = moves_a ? c.second->J : c.first.J;
+    const bool moves_b =
+        ColliderJacobian(cp.body_b, rows, cp.position, 1.0, &tree_b, &J_b);
+    if (moves_a && moves_b && tree_a != tree_b) {
+      c.first.tree = tree_a;
+      c.second->tree = tree_b;
+    } else if (moves_a && moves_b) {  // two links of one robot
+      c.first.tree = tree_a;
+      c.first.J += c.second->J;
       c.second.reset();
     } else {
-      const Vector3 r_a = cp.position - state_[cp.body_a].pose.position;
-      c.first.tree = tree_a;
-      SetPointJacobian(rows, r_a, -1.0, &c.first.J);
-      if (!c.second) c.second.emplace();
-      c.second->tree = tree_b;
-      SetPointJacobian(rows, r_b, 1.0, &c.second->J);
+      c.first.tree = moves_a ? tree_a : tree_b;
+      c.second.reset();
+    }
+    c.bias_velocity.setZero();
+    if (!moves_a || !moves_b) {
+      c.bias_velocity =
+          rows * (WorldPointVelocity(cp.body_b, cp.position, cp.normal) -
+                  WorldPointVelocity(cp.body_a, cp.position, cp.normal));
     }
     c.phi0 = cp.phi;
-    c.parameters = pair_parameters_[scene_.bodies[cp.body_a].material_index *
+    c.parameters = pair_parameters_[MaterialOfCollider(cp.body_a) *
                                         scene_.materials.size() +
-                                    scene_.bodies[cp.body_b].material_index];
+                                    MaterialOfCollider(cp.body_b)];
   }
+}
+
+void TimeStepper::AddRobotProblem(int r) {
+  const RobotSpec& spec = scene_.robots[r];
+  const MultibodyTree& mb = spec.description.tree;
+  const RobotState& st = robot_state_[r];
+  const int t = tree_of_robot_[r];
+  if (t < 0) return;
+  const double dt = scene_.time_step;
+  const double t_end = time_ + dt;
+  const int n = mb.num_velocities();
+  // A = M + dt D, v* = A^-1 (M v + dt (tau_ext - c)).
+  CalcMassMatrix(mb, st.q, &M_);
+  CalcBiasForces(mb, st.q, st.v, scene_.gravity, &bias_);
+  tau_ = -bias_;
+  for (const ExternalForce& f : scene_.external_forces) {
+    if (f.robot != r) continue;
+    const Eigen::Vector3d p = link_poses_[r][f.link] * f.point;
+    CalcFrameJacobian(mb, link_poses_[r], f.link, p, &frame_J_);
+    Eigen::Matrix<double, 6, 1> wrench;
+    wrench << f.force.Value(t_end), f.torque.Value(t_end);
+    tau_.noalias() += frame_J_.transpose() * wrench;
+  }
+  Tree& tree = problem_.trees[t];
+  tree.A = M_;
+  tree.A.diagonal() += dt * mb.DampingVector();
+  const Eigen::LLT<Eigen::MatrixXd> llt(tree.A);
+  if (llt.info() != Eigen::Success) {
+    Fail("robot '" + spec.name +
+         "': the mass matrix is not positive definite (a moving link "
+         "without mass or inertia?)");
+  }
+  tree.v_star = llt.solve(M_ * st.v + dt * tau_);
+  // The tree's offset in the stacked velocities (bodies' trees first).
+  int offset = 6 * static_cast<int>(body_of_tree_.size());
+  for (int q = 0; q < r; ++q) {
+    if (tree_of_robot_[q] >= 0) {
+      offset += scene_.robots[q].description.tree.num_velocities();
+    }
+  }
+  guess_.segment(offset, n) = st.v;
+
+  auto unit_row = [&](int i, double sign) {
+    ConstraintJacobianBlock b;
+    b.tree = t;
+    b.J = Eigen::MatrixXd::Zero(1, n);
+    b.J(0, i) = sign;
+    return b;
+  };
+  // Joint limits near the current position (docs/theory.md §17): a limit
+  // enters when it is within the distance the joint could travel this step
+  // (Drake's window 2 dt max(|v|, |v*|)) plus 1 mm (or mrad).
+  if (spec.joint_limits) {
+    for (int j = 0; j < mb.num_links(); ++j) {
+      const Joint& joint = mb.joint(j);
+      if (joint.type != JointType::kRevolute &&
+          joint.type != JointType::kPrismatic) {
+        continue;
+      }
+      const int i = mb.velocity_start(j);
+      const double q = st.q(mb.position_start(j));
+      const double window =
+          2.0 * dt * std::max(std::abs(st.v(i)), std::abs(tree.v_star(i))) +
+          1e-3;
+      for (int side = 0; side < 2; ++side) {
+        const double bound = side == 0 ? joint.lower : joint.upper;
+        if (!std::isfinite(bound)) continue;
+        const double gap = side == 0 ? q - bound : bound - q;
+        if (gap > window) continue;
+        LimitConstraint lim;
+        lim.first = unit_row(i, side == 0 ? 1.0 : -1.0);
+        lim.g0 = Eigen::VectorXd::Constant(1, gap);
+        lim.name = spec.name + "/" + joint.name +
+                   (side == 0 ? " lower limit" : " upper limit");
+        problem_.limits.push_back(std::move(lim));
+      }
+    }
+  }
+  // URDF mimic couplings: q_f - m q_l - offset = 0, near-rigid.
+  for (const JointCoupling& c : spec.description.couplings) {
+    HolonomicConstraint h;
+    h.first = unit_row(mb.velocity_start(c.follower), 1.0);
+    h.first.J(0, mb.velocity_start(c.leader)) -= c.multiplier;
+    h.g0 = Eigen::VectorXd::Constant(
+        1, st.q(mb.position_start(c.follower)) -
+               c.multiplier * st.q(mb.position_start(c.leader)) - c.offset);
+    h.name = spec.name + "/" + mb.joint(c.follower).name + " mimic";
+    problem_.holonomic.push_back(std::move(h));
+  }
+  // Implicit PD actuation, one row per actuated joint.
+  actuation_of_robot_[r] = -1;
+  const int m = static_cast<int>(spec.actuation.size());
+  if (m == 0) return;
+  ActuationConstraint a;
+  a.name = spec.name;
+  a.first.tree = t;
+  a.first.J = Eigen::MatrixXd::Zero(m, n);
+  a.position.resize(m);
+  a.target.resize(m);
+  a.target_velocity.resize(m);
+  a.feedforward.resize(m);
+  a.kp.resize(m);
+  a.kd.resize(m);
+  a.effort_limit.resize(m);
+  for (int k = 0; k < m; ++k) {
+    const JointActuation& act = spec.actuation[k];
+    a.first.J(k, mb.velocity_start(act.joint)) = 1.0;
+    a.position(k) = st.q(mb.position_start(act.joint));
+    a.target(k) = act.target.ScalarValue(t_end);
+    a.target_velocity(k) = act.target_velocity.ScalarValue(t_end);
+    a.feedforward(k) = act.feedforward.ScalarValue(t_end);
+    a.kp(k) = act.kp;
+    a.kd(k) = act.kd;
+    a.effort_limit(k) = act.effort_limit;
+  }
+  actuation_of_robot_[r] = static_cast<int>(problem_.actuation.size());
+  problem_.actuation.push_back(std::move(a));
 }
 
 void TimeStepper::SetState(const std::vector<BodyState>& state) {
@@ -234,6 +503,10 @@ void TimeStepper::SetState(const std::vector<BodyState>& state) {
 }
 
 std::string TimeStepper::BodyLabel(int body) const {
+  if (body >= static_cast<int>(scene_.bodies.size()) &&
+      body < num_colliders()) {
+    return "link geometry '" + collider_name_[body] + "'";
+  }
   if (body < 0 || body >= static_cast<int>(scene_.bodies.size())) {
     return "body " + std::to_string(body);
   }
@@ -243,8 +516,8 @@ std::string TimeStepper::BodyLabel(int body) const {
 std::string TimeStepper::ContactLabel(int k) const {
   std::string label = "contact " + std::to_string(k);
   if (k >= 0 && k < static_cast<int>(contacts_.size())) {
-    label += " between bodies '" + scene_.bodies[contacts_[k].body_a].name +
-             "' and '" + scene_.bodies[contacts_[k].body_b].name + "'";
+    label += " between bodies '" + collider_name_[contacts_[k].body_a] +
+             "' and '" + collider_name_[contacts_[k].body_b] + "'";
   }
   return label;
 }
@@ -266,6 +539,10 @@ std::string TimeStepper::NameBodies(const std::string& message) const {
     if (index >= 0 && index < static_cast<long>(body_of_tree_.size())) {
       return BodyLabel(body_of_tree_[index]) + rest;
     }
+    if (index >= 0 && index < static_cast<long>(robot_of_tree_.size()) &&
+        robot_of_tree_[index] >= 0) {
+      return "robot '" + scene_.robots[robot_of_tree_[index]].name + "'" + rest;
+    }
     break;
   }
   return message;
@@ -284,14 +561,43 @@ StepInfo TimeStepper::Step() {
   const double dt = scene_.time_step;
   // 1. Collision at the start of the step.
   auto t0 = Clock::now();
+  const double t_end = time_ + dt;
   for (size_t b = 0; b < state_.size(); ++b) {
-    poses_[b] = state_[b].pose;
-    const BodyState& s = state_[b];
-    motion_bounds_[b] = scene_.bodies[b].fixed
-                            ? 0.0
-                            : MotionBound(scene_.bodies[b].shape,
-                                          s.velocity + dt * scene_.gravity,
-                                          s.angular_velocity, dt);
+    const Body& body = scene_.bodies[b];
+    BodyState& s = state_[b];
+    if (body.prescribed) {  // its velocities over this step
+      s.velocity = body.motion.velocity.Value(t_end);
+      s.angular_velocity = body.motion.angular_velocity.Value(t_end);
+    }
+    poses_[b] = s.pose;
+    motion_bounds_[b] =
+        body.prescribed
+            ? MotionBound(body.shape, s.velocity, s.angular_velocity, dt)
+        : body.fixed ? 0.0
+                     : MotionBound(body.shape, s.velocity + dt * scene_.gravity,
+                                   s.angular_velocity, dt);
+  }
+  // Robot link geometries: poses from the link poses, motion bounds from
+  // the link velocities.
+  std::vector<Eigen::Matrix<double, 6, 1>> link_velocities;
+  for (int c = static_cast<int>(state_.size()); c < num_colliders(); ++c) {
+    const int r = collider_robot_[c];
+    const RobotGeometry& geometry =
+        scene_.robots[r].description.geometries[collider_geometry_[c]];
+    const Eigen::Isometry3d& X_WL = link_poses_[r][geometry.link];
+    Pose& pose = poses_[c];
+    pose.position = X_WL * geometry.pose_in_link.position;
+    pose.orientation =
+        Eigen::Quaterniond(X_WL.linear()) * geometry.pose_in_link.orientation;
+    if (c == static_cast<int>(state_.size()) || collider_robot_[c - 1] != r) {
+      CalcLinkVelocities(scene_.robots[r].description.tree, robot_state_[r].q,
+                         robot_state_[r].v, &link_velocities);
+    }
+    const Eigen::Matrix<double, 6, 1>& V = link_velocities[geometry.link];
+    const Vector3 w = V.tail<3>();
+    const Vector3 v = V.head<3>() + w.cross(pose.position - X_WL.translation());
+    motion_bounds_[c] =
+        MotionBound(geometry.shape, v, w, dt) + dt * dt * scene_.gravity.norm();
   }
   CollisionOptions options;
   options.margin = scene_.collision.margin;
@@ -419,6 +725,53 @@ StepInfo TimeStepper::Step() {
   }
 
   // 4. Integrate positions with the new velocities.
+  int offset = 6 * static_cast<int>(body_of_tree_.size());
+  for (int r = 0; r < static_cast<int>(robot_state_.size()); ++r) {
+    const int t = tree_of_robot_[r];
+    if (t < 0) continue;
+    const MultibodyTree& mb = scene_.robots[r].description.tree;
+    RobotState& st = robot_state_[r];
+    const int n = mb.num_velocities();
+    st.v = v_next.segment(offset, n);
+    offset += n;
+    if (!st.v.allFinite()) {
+      Fail("robot '" + scene_.robots[r].name +
+           "': velocity is not finite after the contact solve" +
+           (info.failed ? " (" + info.failure + ")" : ""));
+    }
+    Eigen::VectorXd q_next;
+    IntegratePositions(mb, st.q, st.v, dt, &q_next);
+    st.q = q_next;
+    CalcLinkPoses(mb, st.q, &link_poses_[r]);
+    const int a = actuation_of_robot_[r];
+    if (a >= 0 && scene_.solver.model == SolverModel::kSap) {
+      int row = 0;
+      for (size_t k = 0; k < problem_.limits.size(); ++k) {
+        row += static_cast<int>(problem_.limits[k].g0.size());
+      }
+      for (size_t k = 0; k < problem_.holonomic.size(); ++k) {
+        row += static_cast<int>(problem_.holonomic[k].g0.size());
+      }
+      for (int k = 0; k < a; ++k) {
+        row += static_cast<int>(problem_.actuation[k].position.size());
+      }
+      robot_efforts_[r] = sap_results_.constraint_impulses.segment(
+                              row, robot_efforts_[r].size()) /
+                          dt;
+    }
+  }
+  for (size_t b = 0; b < state_.size(); ++b) {
+    if (!scene_.bodies[b].prescribed) continue;
+    BodyState& s = state_[b];
+    s.pose.position += dt * s.velocity;
+    const double angle = s.angular_velocity.norm() * dt;
+    if (angle > 0) {
+      s.pose.orientation = Eigen::Quaterniond(Eigen::AngleAxisd(
+                               angle, s.angular_velocity.normalized())) *
+                           s.pose.orientation;
+      s.pose.orientation.normalize();
+    }
+  }
   for (size_t t = 0; t < body_of_tree_.size(); ++t) {
     BodyState& s = state_[body_of_tree_[t]];
     s.velocity = v_next.segment<3>(6 * t);

@@ -13,8 +13,14 @@
 //      linear extrapolation 2 v_n - v_(n-1) (docs/theory.md §7);
 //   4. positions are integrated with the new velocities (symplectic Euler;
 //      quaternions renormalized).
-// Fixed bodies are the world. Contact signs and ordering:
-// contact_model/conventions.h; scenes: sim/scene/scene.h.
+// Fixed bodies are the world; prescribed bodies move with their given
+// velocities (contacts with them see those, through Contact::bias_velocity).
+// Robots (docs/robots.md) are one tree each, after the free bodies' trees:
+// A = M(q) + dt D, v* = A^-1 (M v + dt (tau_ext - c(q, v))) with c the bias
+// forces (gravity, Coriolis, centrifugal); their joint limits, URDF mimic
+// couplings and PD actuation enter the SAP problem as constraints
+// (docs/theory.md §17); positions advance by IntegratePositions. Contact
+// signs and ordering: contact_model/conventions.h; scenes: sim/scene/scene.h.
 #pragma once
 
 #include <memory>
@@ -22,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "sapcontact/multibody/multibody_tree.h"
 #include "sapcontact/sim/collision/collision.h"
 #include "sapcontact/sim/scene/scene.h"
 #include "sapcontact/solver/sap/sap_problem.h"
@@ -34,6 +41,13 @@ struct BodyState {
   Pose pose;
   Vector3 velocity{Vector3::Zero()};          ///< of the centre of mass [m/s]
   Vector3 angular_velocity{Vector3::Zero()};  ///< [rad/s]
+};
+
+/// State of one robot: generalized positions and velocities of its tree
+/// (multibody/multibody_tree.h).
+struct RobotState {
+  Eigen::VectorXd q;
+  Eigen::VectorXd v;
 };
 
 /// What one step did.
@@ -90,6 +104,22 @@ class TimeStepper {
   double time() const { return time_; }
   int steps_taken() const { return steps_; }
   const std::vector<BodyState>& state() const { return state_; }
+  /// Robots' states, in scene order.
+  const std::vector<RobotState>& robot_states() const { return robot_state_; }
+  /// Replaces robot r's state. @throws std::invalid_argument on a wrong
+  /// robot index or vector sizes.
+  void SetRobotState(int r, const RobotState& state);
+  /// World poses of robot r's links at the current state.
+  std::vector<Eigen::Isometry3d> LinkPoses(int r) const;
+  /// Number of collision objects (bodies, then robot link geometries), and
+  /// the name of one: "box" or "arm/link3/0".
+  int num_colliders() const { return static_cast<int>(collider_name_.size()); }
+  const std::string& ColliderName(int i) const { return collider_name_[i]; }
+  /// Robot r's actuation efforts of the last step [N m or N] (one per
+  /// RobotSpec::actuation entry, dt times nothing: the impulse / dt).
+  const Eigen::VectorXd& ActuationEfforts(int r) const {
+    return robot_efforts_[r];
+  }
   /// Replaces the state (e.g. to restart from a saved one); one entry per
   /// scene body, fixed bodies unchanged. The values are not checked here:
   /// the next Step() throws SimulationError if they cannot be stepped.
@@ -101,13 +131,15 @@ class TimeStepper {
   /// throws SimulationError (the state is then not advanced further).
   StepInfo Step();
 
-  /// "body 'box'" style labels for messages (index into scene().bodies).
+  /// "body 'box'" style labels for messages (index into scene().bodies, or
+  /// a collider index >= the body count: "link 'arm/link3'").
   std::string BodyLabel(int body) const;
 
-  /// Kinetic energy sum 1/2 m |v|^2 + 1/2 w' I_world w [J].
+  /// Kinetic energy sum 1/2 m |v|^2 + 1/2 w' I_world w, plus the robots'
+  /// 1/2 v' M v [J].
   double KineticEnergy() const;
   /// Gravitational potential energy -sum m g . x (zero at the world
-  /// origin) [J].
+  /// origin), robots' links included [J].
   double PotentialEnergy() const;
 
   /// The contact problem and its impulses of the last step (for export and
@@ -128,8 +160,32 @@ class TimeStepper {
   // name the bodies.
   std::string NameBodies(const std::string& message) const;
 
+  void SetUpRobots();
+  void AddRobotProblem(int r);
+  // The tree and 3 x n Jacobian block of collider `c` at world point p,
+  // rows in the contact frame, times sign; false if it is part of the world.
+  bool ColliderJacobian(int c, const Matrix3& rows, const Vector3& p,
+                        double sign, int* tree, Eigen::MatrixXd* J);
+  // World velocity of collider c's material point at p when it is part of
+  // the world (prescribed motion, surface velocity; zero if fixed).
+  Vector3 WorldPointVelocity(int c, const Vector3& p, const Vector3& n) const;
+  int MaterialOfCollider(int c) const;
+
   Scene scene_;
   std::vector<BodyState> state_;
+  // Robots: state, tree index (-1 without DOFs), link poses at the start of
+  // the step, the colliders of each (first index, count), per collider
+  // beyond the bodies its robot, link and geometry, and whether its link
+  // moves; the constraints' rows of each robot.
+  std::vector<RobotState> robot_state_;
+  std::vector<int> tree_of_robot_, robot_of_tree_;
+  std::vector<std::vector<Eigen::Isometry3d>> link_poses_;
+  std::vector<int> collider_robot_, collider_link_, collider_geometry_;
+  std::vector<std::string> collider_name_;
+  std::vector<Eigen::VectorXd> robot_efforts_;
+  std::vector<int> actuation_of_robot_;  // index in problem_.actuation or -1
+  Eigen::MatrixXd M_, point_J_, frame_J_;
+  Eigen::VectorXd bias_, tau_;
   std::vector<int> tree_of_body_;  // -1 for fixed bodies
   // Contact parameters of every material pair (Scene::PairParameters),
   // combined once: pair_parameters_[m_a * materials + m_b].
