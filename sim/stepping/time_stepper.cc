@@ -14,6 +14,9 @@
 namespace sapcontact {
 namespace {
 
+// Fixed-point iterations of the robots' variational step (AddRobotProblem).
+constexpr int kVariationalIterations = 3;
+
 using Clock = std::chrono::steady_clock;
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
@@ -171,6 +174,9 @@ void TimeStepper::SetUpRobots() {
   tree_of_robot_.assign(nr, -1);
   link_poses_.resize(nr);
   robot_efforts_.resize(nr);
+  robot_M_.resize(nr);
+  robot_momentum_.resize(nr);
+  robot_previous_v_.resize(nr);
   actuation_of_robot_.assign(nr, -1);
   int guess_size = static_cast<int>(guess_.size());
   for (int r = 0; r < nr; ++r) {
@@ -179,6 +185,10 @@ void TimeStepper::SetUpRobots() {
     RobotState& st = robot_state_[r];
     st.q = RobotInitialPositions(spec);
     st.v = RobotInitialVelocities(spec);
+    robot_M_[r].resize(0, 0);
+    CalcMassMatrix(tree, st.q, &robot_M_[r]);
+    robot_momentum_[r] = robot_M_[r] * st.v;
+    robot_previous_v_[r] = st.v;
     robot_efforts_[r] = Eigen::VectorXd::Zero(spec.actuation.size());
     if (tree.num_velocities() > 0) {
       tree_of_robot_[r] = static_cast<int>(problem_.trees.size());
@@ -220,6 +230,9 @@ void TimeStepper::SetRobotState(int r, const RobotState& state) {
   }
   robot_state_[r] = state;
   CalcLinkPoses(tree, state.q, &link_poses_[r]);
+  CalcMassMatrix(tree, state.q, &robot_M_[r]);
+  robot_momentum_[r] = robot_M_[r] * state.v;
+  robot_previous_v_[r] = state.v;
   have_previous_guess_ = false;
 }
 
@@ -383,8 +396,18 @@ void TimeStepper::AddRobotProblem(int r) {
   const double t_end = time_ + dt;
   const int n = mb.num_velocities();
   // A = M + dt D, v* = A^-1 (M v + dt (tau_ext - c)).
-  CalcMassMatrix(mb, st.q, &M_);
-  CalcBiasForces(mb, st.q, st.v, scene_.gravity, &bias_);
+  // The discrete Euler-Lagrange step of the Lagrangian with M at the start
+  // of the step (docs/theory.md §17): with the momentum p_k = M(q_(k-1)) v_k
+  // carried from the last step,
+  //   (M(q_k) + dt D) v* = p_k + dt (tau_ext - g(q_k) + k(q_k, v*)),
+  //   k(q, v) = 1/2 d(v' M(q) v)/dq = Mdot(q, v) v - c_C(q, v),
+  // c_C the Coriolis and centrifugal forces (RNEA without gravity) and g the
+  // gravity load. k is evaluated at v* by fixed-point iteration. A
+  // variational integrator: unlike v* = v + dt M^-1 (tau - c(q, v)) it does
+  // not drift in energy when M depends on q.
+  Eigen::MatrixXd& M = robot_M_[r];
+  CalcMassMatrix(mb, st.q, &M);
+  CalcBiasForces(mb, st.q, Eigen::VectorXd::Zero(n), scene_.gravity, &bias_);
   tau_ = -bias_;
   for (const ExternalForce& f : scene_.external_forces) {
     if (f.robot != r) continue;
@@ -395,7 +418,7 @@ void TimeStepper::AddRobotProblem(int r) {
     tau_.noalias() += frame_J_.transpose() * wrench;
   }
   Tree& tree = problem_.trees[t];
-  tree.A = M_;
+  tree.A = M;
   tree.A.diagonal() += dt * mb.DampingVector();
   const Eigen::LLT<Eigen::MatrixXd> llt(tree.A);
   if (llt.info() != Eigen::Success) {
@@ -403,7 +426,25 @@ void TimeStepper::AddRobotProblem(int r) {
          "': the mass matrix is not positive definite (a moving link "
          "without mass or inertia?)");
   }
-  tree.v_star = llt.solve(M_ * st.v + dt * tau_);
+  const Eigen::VectorXd& p_k = robot_momentum_[r];
+  {
+    const Eigen::VectorXd v = 2.0 * st.v - robot_previous_v_[r];
+    const double speed = v.lpNorm<Eigen::Infinity>();
+    Eigen::VectorXd k = Eigen::VectorXd::Zero(n);
+    if (speed > 0) {
+      // Mdot v by central differences of M along v.
+      const double h = 1e-6 / speed;
+      Eigen::VectorXd q_plus, q_minus;
+      IntegratePositions(mb, st.q, v, h, &q_plus);
+      IntegratePositions(mb, st.q, v, -h, &q_minus);
+      CalcMassMatrix(mb, q_plus, &M_plus_);
+      CalcMassMatrix(mb, q_minus, &M_);
+      k.noalias() = (M_plus_ - M_) * v / (2 * h);
+      CalcBiasForces(mb, st.q, v, Eigen::Vector3d::Zero(), &bias_);
+      k -= bias_;
+    }
+    tree.v_star = llt.solve(p_k + dt * (tau_ + k));
+  }
   // The tree's offset in the stacked velocities (bodies' trees first).
   int offset = 6 * static_cast<int>(body_of_tree_.size());
   for (int q = 0; q < r; ++q) {
@@ -732,8 +773,10 @@ StepInfo TimeStepper::Step() {
     const MultibodyTree& mb = scene_.robots[r].description.tree;
     RobotState& st = robot_state_[r];
     const int n = mb.num_velocities();
+    robot_previous_v_[r] = st.v;
     st.v = v_next.segment(offset, n);
     offset += n;
+    robot_momentum_[r].noalias() = robot_M_[r] * st.v;  // p_(k+1)
     if (!st.v.allFinite()) {
       Fail("robot '" + scene_.robots[r].name +
            "': velocity is not finite after the contact solve" +

@@ -16,8 +16,9 @@
 // Fixed bodies are the world; prescribed bodies move with their given
 // velocities (contacts with them see those, through Contact::bias_velocity).
 // Robots (docs/robots.md) are one tree each, after the free bodies' trees:
-// A = M(q) + dt D, v* = A^-1 (M v + dt (tau_ext - c(q, v))) with c the bias
-// forces (gravity, Coriolis, centrifugal); their joint limits, URDF mimic
+// A = M(q) + dt D and v* from the variational (discrete Euler-Lagrange)
+// step of docs/theory.md §17 (momentum carried between steps; gravity,
+// Coriolis and centrifugal forces); their joint limits, URDF mimic
 // couplings and PD actuation enter the SAP problem as constraints
 // (docs/theory.md §17); positions advance by IntegratePositions. Contact
 // signs and ordering: contact_model/conventions.h; scenes: sim/scene/scene.h.
@@ -184,7 +185,10 @@ class TimeStepper {
   std::vector<std::string> collider_name_;
   std::vector<Eigen::VectorXd> robot_efforts_;
   std::vector<int> actuation_of_robot_;  // index in problem_.actuation or -1
-  Eigen::MatrixXd M_, point_J_, frame_J_;
+  // Per robot: M(q_k) of the step and the momentum p_k = M(q_(k-1)) v_k.
+  std::vector<Eigen::MatrixXd> robot_M_;
+  std::vector<Eigen::VectorXd> robot_momentum_, robot_previous_v_;
+  Eigen::MatrixXd M_, M_plus_, point_J_, frame_J_;
   Eigen::VectorXd bias_, tau_;
   std::vector<int> tree_of_body_;  // -1 for fixed bodies
   // Contact parameters of every material pair (Scene::PairParameters),
