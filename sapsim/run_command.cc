@@ -60,7 +60,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
          "model, so that its convex QP is the problem solved; q = J v* - "
          "v_hat; the step's impulses as /solution), one file per step with "
          "contacts: PATH-stepNNNNNN.hdf5 (libfclib stores one problem per "
-         "file). Solve them with `sapsim fclib`")
+         "file). Solve them with `sapsim fclib`. Not for scenes with robots "
+         "(FCLib problems hold contacts only)")
       ->each([o](const std::string&) { o->export_fclib_given = true; });
   return run;
 }
@@ -155,6 +156,15 @@ int Run(const RunOptions& o) {
     std::fprintf(stderr,
                  "sapsim run: error: --export-fclib: empty path (give a path "
                  "prefix, e.g. --export-fclib out/steps)\n");
+    return 2;
+  }
+  if (!o.export_fclib.empty() && !scene.robots.empty()) {
+    RemoveOutputs(o.out);
+    std::fprintf(stderr,
+                 "sapsim run: error: --export-fclib: %s has robots; an FCLib "
+                 "problem holds contacts only (their joint limits, couplings "
+                 "and actuation would be lost)\n",
+                 o.scene.c_str());
     return 2;
   }
   if (!o.export_fclib.empty()) {

@@ -97,6 +97,20 @@ TEST(CommandLineRegression, HelpExitsWithZero) {
   }
 }
 
+TEST(CommandLineRegression, FclibExportOfARobotSceneIsAnError) {
+  // An FCLib problem holds contacts only: exporting a scene with robots
+  // would silently drop their limits and actuation (was: a solver error
+  // naming the rigid QP after the run had started).
+  TempDir dir("cli_robot_fclib");
+  const std::string scene =
+      cli_test::SourceDir() + "/config/scenes/gripper.yaml";
+  const CliResult r = RunSapsim({"run", scene, "--out", dir.File("o"),
+                                 "--export-fclib", dir.File("steps")});
+  ExpectBadInput(r, "--export-fclib");
+  EXPECT_NE(r.err.find("has robots"), std::string::npos) << r.err;
+  ExpectNoOutputs(dir.File("o"));
+}
+
 TEST(CommandLineRegression, EmptyOutputPathIsAnError) {
   TempDir dir("cli_empty_out");
   const std::string scene = dir.Write("box_rest.yaml", kBoxRest);
