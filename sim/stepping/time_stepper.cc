@@ -187,6 +187,14 @@ void TimeStepper::SetUpRobots() {
     st.v = RobotInitialVelocities(spec);
     robot_M_[r].resize(0, 0);
     CalcMassMatrix(tree, st.q, &robot_M_[r]);
+    if (tree.num_velocities() > 0 &&
+        Eigen::LLT<Eigen::MatrixXd>(robot_M_[r]).info() != Eigen::Success) {
+      throw std::invalid_argument(
+          "robots." + spec.name +
+          ": the mass matrix at the initial state is "
+          "not positive definite: a link that moves has no mass or "
+          "rotational inertia (URDF <inertial>)");
+    }
     robot_momentum_[r] = robot_M_[r] * st.v;
     robot_previous_v_[r] = st.v;
     robot_efforts_[r] = Eigen::VectorXd::Zero(spec.actuation.size());

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "sapcontact/sim/scene/scene_loader.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
@@ -107,6 +109,33 @@ TEST(ExternalForces, ForceOnARobotLinkHoldsAPendulumOut) {
   // a force along -x swings it to positive q.
   EXPECT_NEAR(std::tan(q), F / 9.81, 1e-3);
   EXPECT_NEAR(stepper.robot_states()[0].v(0), 0.0, 1e-4);
+}
+
+TEST(RobotInput, MasslessMovingLinkIsBadInput) {
+  // A revolute joint moving a link without <inertial>: M is singular. The
+  // time stepper rejects it up front (std::invalid_argument: exit 2 in
+  // sapsim), not at step 1 as a numerical failure.
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / "sapcontact_massless_robot";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "m.urdf")
+      << "<robot name=\"m\"><link name=\"base\"/><joint name=\"j\" "
+         "type=\"continuous\"><parent link=\"base\"/><child "
+         "link=\"l\"/><axis xyz=\"0 1 0\"/></joint><link "
+         "name=\"l\"/></robot>\n";
+  const Scene scene = LoadSceneFromString(
+      "time_step: 0.001\nduration: 0.1\nrobots:\n  - name: r\n    urdf: " +
+          (dir / "m.urdf").string() + "\n",
+      "massless");
+  try {
+    TimeStepper stepper(scene);
+    FAIL() << "a massless moving link was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("robots.r"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("no mass"), std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
