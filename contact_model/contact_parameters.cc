@@ -17,6 +17,29 @@ namespace {
 
 }  // namespace
 
+const char* ToString(ContactModel model) {
+  switch (model) {
+    case ContactModel::kSap:
+      return "sap";
+    case ContactModel::kSimilar:
+      return "similar";
+    case ContactModel::kLagged:
+      return "lagged";
+  }
+  return "unknown";
+}
+
+bool ParseContactModel(const std::string& text, ContactModel* model) {
+  for (ContactModel m :
+       {ContactModel::kSap, ContactModel::kSimilar, ContactModel::kLagged}) {
+    if (text == ToString(m)) {
+      *model = m;
+      return true;
+    }
+  }
+  return false;
+}
+
 void Validate(const ContactParameters& p, const std::string& context) {
   // stiffness may be +inf, but not NaN (NaN fails every comparison).
   if (!(p.stiffness > 0.0)) {
@@ -29,6 +52,20 @@ void Validate(const ContactParameters& p, const std::string& context) {
   }
   if (!(p.friction >= 0.0) || std::isinf(p.friction)) {
     Fail(context, "friction", p.friction, "must be finite and >= 0");
+  }
+  if (p.model != ContactModel::kSap && p.model != ContactModel::kSimilar &&
+      p.model != ContactModel::kLagged) {
+    Fail(context, "model", static_cast<int>(p.model),
+         "must be sap, similar or lagged");
+  }
+  if (!(p.hunt_crossley_dissipation >= 0.0) ||
+      std::isinf(p.hunt_crossley_dissipation)) {
+    Fail(context, "hunt_crossley_dissipation", p.hunt_crossley_dissipation,
+         "must be finite and >= 0 s/m");
+  }
+  if (!(p.stiction_tolerance > 0.0) || std::isinf(p.stiction_tolerance)) {
+    Fail(context, "stiction_tolerance", p.stiction_tolerance,
+         "must be finite and > 0 m/s");
   }
 }
 

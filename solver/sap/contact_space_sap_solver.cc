@@ -175,10 +175,12 @@ ContactSpaceSapResults ContactSpaceSapSolver::Solve(
   const RegularizationParameters& reg = parameters_.regularization;
   for (int k = 0; k < nc; ++k) {
     const double w = DelassusDiagonalEstimate(W_.diagonal_block(k));
-    const ContactRegularization R = ComputeRegularization(
-        problem.parameters[k], reg, problem.time_step, w, problem.phi0(k),
+    // The problem holds no velocity at the start of the step: the lagged
+    // Hunt-Crossley friction bound takes v_n0 = 0.
+    constraints_[k] = ContactConstraint::Make(
+        problem.parameters[k], reg, problem.time_step, w, problem.phi0(k), 0.0,
         "ContactSpaceSapProblem: contact " + std::to_string(k));
-    constraints_[k] = ContactConstraint(R, reg.soft_norm_tolerance);
+    const ContactRegularization& R = constraints_[k].regularization();
     results.delassus_estimate(k) = w;
     results.R_n(k) = R.R_n;
     results.R_t(k) = R.R_t;

@@ -164,34 +164,24 @@ void SapModel::Build(const SapProblem& problem,
   const int nc = static_cast<int>(problem.contacts.size());
   contacts_.resize(nc);
   has_bias_ = false;
+  side_W_.resize(2 * nc);
+  patch_of_contact_.resize(nc);
   for (int k = 0; k < nc; ++k) {
     const Contact& c = problem.contacts[k];
     ModelContact& m = contacts_[k];
     m.tree_a = participating_[c.first.tree];
     m.J_a = &c.first.J;
-    Matrix3 W = JAinvJt(c.first.J, m.tree_a);
+    side_W_[2 * k] = JAinvJt(c.first.J, m.tree_a);
+    side_W_[2 * k + 1].setZero();
     m.tree_b = -1;
     m.J_b = nullptr;
     if (c.second) {
       m.tree_b = participating_[c.second->tree];
       m.J_b = &c.second->J;
-      W += JAinvJt(c.second->J, m.tree_b);
+      side_W_[2 * k + 1] = JAinvJt(c.second->J, m.tree_b);
     }
-    m.w = DelassusDiagonalEstimate(W);
     m.bias = c.bias_velocity;
     if (!c.bias_velocity.isZero(0.0)) has_bias_ = true;
-    try {
-      m.constraint = ContactConstraint(
-          ComputeRegularization(c.parameters, reg, problem.time_step, m.w,
-                                c.phi0),
-          reg.soft_norm_tolerance);
-    } catch (const std::invalid_argument& e) {
-      // Name the contact only on failure (no string work per contact).
-      throw std::invalid_argument(
-          "contact " + std::to_string(k) +
-          (c.name.empty() ? std::string() : " ('" + c.name + "')") + ": " +
-          e.what());
-    }
 
     const int i = std::max(m.tree_a, m.tree_b);
     const int j = m.tree_b < 0 ? -1 : std::min(m.tree_a, m.tree_b);
@@ -200,6 +190,30 @@ void SapModel::Build(const SapProblem& problem,
       last_patch = PatchOf(i, j);
     }
     patches_[last_patch].contacts.push_back(k);
+    patch_of_contact_[k] = last_patch;
+  }
+  if (reg.supported_delassus_estimate) ComputeSupportScales();
+  for (int k = 0; k < nc; ++k) {
+    const Contact& c = problem.contacts[k];
+    ModelContact& m = contacts_[k];
+    if (reg.supported_delassus_estimate) {
+      m.w = DelassusDiagonalEstimate(support_scale_[2 * k] * side_W_[2 * k] +
+                                     support_scale_[2 * k + 1] *
+                                         side_W_[2 * k + 1]);
+    } else {
+      m.w = DelassusDiagonalEstimate(side_W_[2 * k] + side_W_[2 * k + 1]);
+    }
+    try {
+      m.constraint =
+          ContactConstraint::Make(c.parameters, reg, problem.time_step, m.w,
+                                  c.phi0, c.normal_velocity0);
+    } catch (const std::invalid_argument& e) {
+      // Name the contact only on failure (no string work per contact).
+      throw std::invalid_argument(
+          "contact " + std::to_string(k) +
+          (c.name.empty() ? std::string() : " ('" + c.name + "')") + ": " +
+          e.what());
+    }
   }
   AddConstraints(problem, reg);
 
@@ -214,6 +228,74 @@ void SapModel::Build(const SapProblem& problem,
   pattern_.Assign(sizes_, off_diagonal_);
   BuildIslands();
   BuildWideTrees();
+}
+
+void SapModel::ComputeSupportScales() {
+  // docs/theory.md §19. A side's "mass" in a contact is 1 / w_side, the
+  // inverse of its share of the Delassus estimate; the world's is infinite.
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const int nc = num_contacts();
+  auto side_mass = [&](int k, int side) {
+    const double w = DelassusDiagonalEstimate(side_W_[2 * k + side]);
+    return w > 0.0 ? 1.0 / w : kInf;
+  };
+  // Per patch: the heaviest view of each of its two sides (side of tree_i,
+  // side of tree_j; the world for a single-tree patch).
+  const int np = static_cast<int>(patches_.size());
+  patch_mass_.assign(2 * np, 0.0);
+  for (int p = 0; p < np; ++p) {
+    const Patch& patch = patches_[p];
+    if (patch.tree_j < 0) patch_mass_[2 * p + 1] = kInf;
+    for (int k : patch.contacts) {
+      const ModelContact& m = contacts_[k];
+      const int side_i = m.tree_a == patch.tree_i ? 0 : 1;
+      patch_mass_[2 * p] = std::max(patch_mass_[2 * p], side_mass(k, side_i));
+      if (patch.tree_j >= 0) {
+        patch_mass_[2 * p + 1] =
+            std::max(patch_mass_[2 * p + 1], side_mass(k, 1 - side_i));
+      }
+    }
+  }
+  // Per tree: the two heaviest neighbours over its patches (the mass on the
+  // other side of each patch) and the patches they come through.
+  const int nt = num_trees();
+  support_best_.assign(2 * nt, {0.0, -1});
+  auto offer = [&](int t, double mass, int p) {
+    std::pair<double, int>* best = &support_best_[2 * t];
+    if (mass > best[0].first) {
+      best[1] = best[0];
+      best[0] = {mass, p};
+    } else if (mass > best[1].first) {
+      best[1] = {mass, p};
+    }
+  };
+  for (int p = 0; p < np; ++p) {
+    const Patch& patch = patches_[p];
+    if (patch.contacts.empty()) continue;
+    offer(patch.tree_i, patch_mass_[2 * p + 1], p);
+    if (patch.tree_j >= 0) offer(patch.tree_j, patch_mass_[2 * p], p);
+  }
+  // Per contact side: a light side pressed against a heavy one and held by a
+  // support at least that heavy counts as heavy as min(support, other side).
+  support_scale_.assign(2 * nc, 1.0);
+  for (int k = 0; k < nc; ++k) {
+    const ModelContact& m = contacts_[k];
+    const int p = patch_of_contact_[k];
+    const Patch& patch = patches_[p];
+    for (int side = 0; side < (m.tree_b < 0 ? 1 : 2); ++side) {
+      const int t = side == 0 ? m.tree_a : m.tree_b;
+      const std::pair<double, int>* best = &support_best_[2 * t];
+      const double support =
+          best[0].second != p ? best[0].first : best[1].first;
+      const int other_slot = t == patch.tree_i ? 1 : 0;
+      const double other = patch_mass_[2 * p + other_slot];
+      const double own = side_mass(k, side);
+      const double raised = std::min(support, other);
+      if (raised > own && std::isfinite(own)) {
+        support_scale_[2 * k + side] = own / raised;
+      }
+    }
+  }
 }
 
 int SapModel::PatchOfTrees(int a, int b) {

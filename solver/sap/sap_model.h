@@ -194,6 +194,15 @@ class SapModel {
   int num_velocities_{0};
   bool has_bias_{false};
   std::vector<ModelContact> contacts_;
+  // The supported Delassus estimate (docs/theory.md §19): each contact's two
+  // sides' blocks J A^-1 J' (side 0: first tree, side 1: second or zero),
+  // their scales, the patch of each contact, the heaviest view of each
+  // patch side, and each tree's two heaviest neighbours (mass, patch).
+  void ComputeSupportScales();
+  std::vector<Matrix3> side_W_;
+  std::vector<double> support_scale_, patch_mass_;
+  std::vector<int> patch_of_contact_;
+  std::vector<std::pair<double, int>> support_best_;
   std::vector<ModelConstraint> constraints_;
   std::vector<ConstraintRow> rows_;
   std::vector<double> row_w_;

@@ -182,6 +182,13 @@ void Validate(const SapProblem& p, bool check_positive_definite) {
          << " (must be finite)";
       Throw(os.str());
     }
+    if (!std::isfinite(c.normal_velocity0)) {
+      std::ostringstream os;
+      os << ContactLabel(p, k)
+         << ": invalid normal_velocity0 = " << c.normal_velocity0
+         << " (must be finite)";
+      Throw(os.str());
+    }
     try {
       Validate(c.parameters);
     } catch (const std::invalid_argument& e) {

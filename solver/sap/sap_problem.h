@@ -52,7 +52,11 @@ struct Contact {
   /// of a kinematic (prescribed) body or a moving surface (a conveyor belt)
   /// that the trees do not carry. v_c = J v + bias_velocity. Default 0.
   Vector3 bias_velocity{Vector3::Zero()};
-  /// Stiffness, dissipation time scale, friction.
+  /// Normal contact velocity at the start of the step v_n0 [m/s] (positive:
+  /// separating). Used only by the Hunt-Crossley models (docs/theory.md
+  /// §18): the lagged friction bound is mu dt f_e0 (1 - d v_n0)_+. Default 0.
+  double normal_velocity0{0.0};
+  /// Stiffness, dissipation, friction and contact model.
   ContactParameters parameters;
   /// Optional name used in error messages.
   std::string name;

@@ -624,7 +624,8 @@ void SapSolver::SolveFromCandidates(
           if (predicted_stick_[k] != kUnmarked &&
               !state[i].suspend_prediction &&
               !(release && predicted_stick_[k] == kSlidesAtFullStep) &&
-              regions_[k] == ProjectionRegion::kSliding) {
+              regions_[k] == ProjectionRegion::kSliding &&
+              model.contacts()[k].constraint.model() == ContactModel::kSap) {
             predicted_stick_[k] = kPredicted;
             Vector3 y;
             model.contacts()[k].constraint.EvaluateAsStiction(
@@ -766,7 +767,8 @@ void SapSolver::SolveFromCandidates(
               continue;
             }
             if (regions_[k] != ProjectionRegion::kSliding ||
-                predicted_stick_[k] != kUnmarked) {
+                predicted_stick_[k] != kUnmarked ||
+                model.contacts()[k].constraint.model() != ContactModel::kSap) {
               continue;
             }
             const auto v_t = vc_.segment<2>(3 * k + kTangent1);
@@ -848,11 +850,13 @@ void SapSolver::SolveFromCandidates(
   results.delassus_estimate.resize(nc);
   results.R_n.resize(nc);
   results.R_t.resize(nc);
+  results.effective_stiffness.resize(nc);
   for (int k = 0; k < nc; ++k) {
     const SapModel::ModelContact& c = model.contacts()[k];
     results.delassus_estimate(k) = c.w;
     results.R_n(k) = c.constraint.regularization().R_n;
     results.R_t(k) = c.constraint.regularization().R_t;
+    results.effective_stiffness(k) = c.constraint.effective_stiffness();
   }
   StackedVStar(problem, &results.v);
   results.generalized_impulse.setZero(nv_full);

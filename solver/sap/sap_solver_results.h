@@ -124,10 +124,16 @@ struct SapSolverResults {
   Eigen::VectorXd generalized_impulse;
   /// Per contact: the Delassus estimate w_k [1/kg] and the regularization
   /// R_n, R_t [(m/s)/(N*s)] used this step (contact_model/regularization.h).
-  /// The effective normal stiffness is 1 / (dt (dt + tau_d) R_n) [N/m].
+  /// For the Hunt-Crossley models R_n is 1 / (dt^2 k_eff), the inverse of
+  /// the normal Hessian entry of an undamped contact at v_n = 0.
   Eigen::VectorXd delassus_estimate;
   Eigen::VectorXd R_n;
   Eigen::VectorXd R_t;
+  /// Per contact: the effective normal stiffness k_eff [N/m] this step, after
+  /// the near-rigid floor (docs/theory.md §5, §18): 1 / (dt (dt + tau_d) R_n)
+  /// for kSap, the floored k of the Hunt-Crossley models. The elastic
+  /// energy of a contact in penetration phi < 0 is k_eff phi^2 / 2.
+  Eigen::VectorXd effective_stiffness;
   SapSolverStatistics statistics;
 
   bool converged() const { return status == SapSolverStatus::kConverged; }

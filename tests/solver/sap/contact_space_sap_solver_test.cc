@@ -81,6 +81,9 @@ TEST(ContactSpaceSapSolver, FollowsSapSolversIteratesAndSolution) {
     // The same iteration: exact Newton steps (the contact-space solver has
     // no stiction prediction, docs/theory.md §16).
     params.stiction_prediction = false;
+    // The same regularization: the contact-space problem has only W, not
+    // the trees' sides that docs/theory.md §19's estimate needs.
+    params.regularization.supported_delassus_estimate = false;
     SapSolver sap(params);
     const SapSolverResults a = sap.Solve(problem);
     ASSERT_TRUE(a.converged()) << a.message;

@@ -104,6 +104,81 @@ TEST(SapModel, GradientAndHessianMatchFiniteDifferences) {
       worst_grad, worst_hess);
 }
 
+// The same with every contact in one of the three models (docs/theory.md
+// §18), mixed within each problem: the Newton solver is unchanged, so the
+// model's gradient and Hessian must still be l's, and the solution must
+// satisfy the optimality condition A (v - v*) = J' gamma.
+TEST(SapModel, MixedContactModelsGradientAndHessianMatchFiniteDifferences) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> U(0, 1);
+  int model_count[3] = {0, 0, 0};
+  int problems_checked = 0;
+  double worst_grad = 0, worst_hess = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    SapProblem p = testing::RandomProblem(1 + trial % 8, 2 + trial % 10, &rng);
+    for (Contact& c : p.contacts) {
+      c.parameters.model = static_cast<ContactModel>(
+          trial % 3 == 0 ? (c.phi0 > 0 ? 1 : 2) : int(3 * U(rng)));
+      c.parameters.hunt_crossley_dissipation = 5.0 * U(rng);
+      c.parameters.stiction_tolerance = 1e-3 * (0.1 + U(rng));
+      c.normal_velocity0 = U(rng) - 0.5;
+      ++model_count[static_cast<int>(c.parameters.model)];
+    }
+    Validate(p);
+    const SapModel model(p, RegularizationParameters{});
+    SapSolverParameters params;
+    params.rel_tolerance = 1e-10;
+    SapSolver solver(params);
+    const SapSolverResults sol = solver.Solve(p);
+    ASSERT_TRUE(sol.converged()) << trial << ": " << sol.message;
+    // Optimality: A (v - v*) = J' gamma.
+    const Eigen::VectorXd residual =
+        DenseA(p) * (sol.v - StackedVStar(p)) - sol.generalized_impulse;
+    EXPECT_LT(residual.norm(), 1e-8 * sol.generalized_impulse.norm() + 1e-14)
+        << trial;
+    Eigen::VectorXd v_solution;
+    model.Gather(sol.v, &v_solution);
+    for (const Eigen::VectorXd& v : {model.v_star(), v_solution}) {
+      const CostEval e = Evaluate(model, v, true);
+      const int n = model.num_velocities();
+      const double h = 1e-7;
+      Eigen::VectorXd g_fd(n);
+      Eigen::MatrixXd H_fd(n, n);
+      bool smooth = true;
+      for (int i = 0; i < n && smooth; ++i) {
+        Eigen::VectorXd vp = v, vm = v;
+        vp(i) += h;
+        vm(i) -= h;
+        const CostEval ep = Evaluate(model, vp, false);
+        const CostEval em = Evaluate(model, vm, false);
+        smooth = ep.regions == e.regions && em.regions == e.regions;
+        g_fd(i) = (ep.cost - em.cost) / (2 * h);
+        H_fd.col(i) = (ep.grad - em.grad) / (2 * h);
+      }
+      if (!smooth) continue;
+      ++problems_checked;
+      // (At v* with no impulse both terms vanish: absolute there.)
+      const double eg = (g_fd - e.grad).norm() / std::max(e.grad_scale, 1e-12);
+      const double eh = (H_fd - e.H).norm() / e.H.norm();
+      EXPECT_LT(eg, 1e-6) << "trial " << trial;
+      EXPECT_LT(eh, 1e-5) << "trial " << trial;
+      worst_grad = std::max(worst_grad, eg);
+      worst_hess = std::max(worst_hess, eh);
+      EXPECT_LT((e.H - e.H.transpose()).norm(), 1e-12 * e.H.norm());
+      EXPECT_EQ(Eigen::LLT<Eigen::MatrixXd>(e.H).info(), Eigen::Success);
+    }
+  }
+  EXPECT_GE(problems_checked, 40);
+  EXPECT_GT(model_count[0], 20);
+  EXPECT_GT(model_count[1], 20);
+  EXPECT_GT(model_count[2], 20);
+  std::printf(
+      "%d problems; contacts sap/similar/lagged: %d/%d/%d; worst relative "
+      "error: gradient %.2e, Hessian %.2e\n",
+      problems_checked, model_count[0], model_count[1], model_count[2],
+      worst_grad, worst_hess);
+}
+
 TEST(SapModel, OnlyTouchedTreesParticipateAndPatchesGroupPairs) {
   SapProblem p;
   p.time_step = 1e-3;

@@ -60,6 +60,10 @@ TEST(SapSolver, RandomProblemsAreOptimalAndCostDecreases) {
       SapSolverParameters params;
       params.line_search = ls;
       params.rel_tolerance = 1e-10;
+      // The paper's Delassus estimate: random Jacobians have no support
+      // structure for docs/theory.md §19's estimate to use (it is tested on
+      // stacks, tests/solver/sap/supported_delassus_test.cc).
+      params.regularization.supported_delassus_estimate = false;
       SapSolver solver(params);
       const SapSolverResults r = solver.Solve(p);
       ASSERT_TRUE(r.converged()) << "trial " << trial << ": " << r.message;
