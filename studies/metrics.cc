@@ -15,11 +15,18 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 struct ActiveContacts {
   int n{0};
   Vector3 normal{Vector3::Zero()};
-  double w{0}, R_n{0}, R_t{0}, k{0}, tau_d{0}, mu{0};
+  double w{0}, R_n{0}, R_t{0}, k{0}, tau_d{0}, mu{0}, v_s{0};
+  // Every active contact uses a Hunt-Crossley model (similar or lagged).
+  bool hunt_crossley{false};
 };
+
+bool IsHuntCrossley(const ContactParameters& p) {
+  return p.model == ContactModel::kSimilar || p.model == ContactModel::kLagged;
+}
 
 ActiveContacts Active(const StepSample& s) {
   ActiveContacts a;
+  bool all_hunt_crossley = true;
   for (const ContactSample& c : s.contacts) {
     if (!(c.impulse(kNormal) > 0)) continue;
     ++a.n;
@@ -30,8 +37,12 @@ ActiveContacts Active(const StepSample& s) {
     a.k += c.parameters.stiffness;
     a.tau_d += c.parameters.dissipation_time_scale;
     a.mu += c.parameters.friction;
+    a.v_s += c.parameters.stiction_tolerance;
+    all_hunt_crossley = all_hunt_crossley && IsHuntCrossley(c.parameters);
   }
   if (a.n > 0) {
+    a.hunt_crossley = all_hunt_crossley;
+    a.v_s /= a.n;
     a.w /= a.n;
     a.R_n /= a.n;
     a.R_t /= a.n;
@@ -41,6 +52,24 @@ ActiveContacts Active(const StepSample& s) {
     if (a.normal.norm() > 0) a.normal.normalize();
   }
   return a;
+}
+
+// Restitution e of the continuous Hunt-Crossley impact with u = d v_i > 0
+// (metrics.h): G(-e u) = G(u), G(x) = x - ln(1 + x), by bisection on
+// e in (0, 1) (G(-x) grows from 0 to infinity on [0, 1)).
+double HuntCrossleyRestitution(double u) {
+  const double target = u - std::log1p(u);
+  double lo = 0, hi = std::min(1.0, 1.0 / u);
+  for (int i = 0; i < 200 && hi - lo > 1e-15; ++i) {
+    const double e = 0.5 * (lo + hi);
+    const double x = e * u;
+    if (x >= 1 || -x - std::log1p(-x) > target) {
+      hi = e;
+    } else {
+      lo = e;
+    }
+  }
+  return 0.5 * (lo + hi);
 }
 
 double TangentialSpeed(const ContactSample& c) {
@@ -80,6 +109,10 @@ const std::vector<MetricDefinition>& MetricDefinitions() {
        "mean over steps with contacts of the iterations of a SAP solve "
        "started from v*",
        true},
+      {"restitution", "-",
+       "rebound speed / impact speed of the first impact of the first moving "
+       "body, at separation",
+       false},
   };
   return defs;
 }
@@ -93,10 +126,24 @@ const std::vector<MetricDefinition>& EstimateDefinitions() {
        "(M g_n / n) dt (dt + tau_d) beta^2 w / (4 pi^2)", false},
       {"estimate_crossover_stiffness_N_per_m", "N/m",
        "4 pi^2 / (dt (dt + tau_d) beta^2 w)", false},
-      {"estimate_stiction_slip_mps", "m/s", "R_t M g_t dt / n", false},
+      {"estimate_stiction_slip_mps", "m/s",
+       "sap: R_t M g_t dt / n; similar, lagged: eps r / sqrt(1 - r^2), r = "
+       "g_t / (mu g_n), eps = max(v_s, mu R_t M g_n dt / n)",
+       false},
       {"estimate_stiction_slip_bound_mps", "m/s", "sigma mu |g| dt", false},
       {"estimate_hover_height_m", "m",
-       "mean over sliding steps of (dt + tau_d) mu ||v_t||", false},
+       "mean over sliding steps of T mu ||v_t||, T = dt + tau_d (sap), dt + d "
+       "M g_n / (n k_eff) (similar), 0 (lagged)",
+       false},
+      {"estimate_restitution", "-", "1 - (2/3) d v_i (similar, lagged impacts)",
+       false},
+      {"estimate_restitution_exact", "-",
+       "e with G(-e d v_i) = G(d v_i), G(x) = x - ln(1 + x) (similar, lagged "
+       "impacts)",
+       false},
+      {"impact_speed_mps", "m/s", "impact speed v_i of restitution", false},
+      {"impact_dissipation_speed", "-", "d v_i (similar, lagged impacts)",
+       false},
       {"contact_count", "-", "active contacts n at the last step", false},
       {"supported_mass_kg", "kg", "mass M carried by them", false},
       {"contact_stiffness_N_per_m", "N/m", "mean pair stiffness k", false},
@@ -183,6 +230,8 @@ void MetricsAccumulator::Add(const StepSample& s) {
   }
 
   const double dt = context_.time_step;
+  int active = 0;
+  for (const ContactSample& c : s.contacts) active += c.impulse(kNormal) > 0;
   double hover = 0, estimate = 0;
   int sliding = 0;
   for (const ContactSample& c : s.contacts) {
@@ -191,8 +240,17 @@ void MetricsAccumulator::Add(const StepSample& s) {
       continue;
     }
     hover += c.phi0;
-    estimate +=
-        (dt + c.parameters.dissipation_time_scale) * c.parameters.friction * vt;
+    // The time scale T of phi0 / T = mu ||v_t|| (metrics.h).
+    double T = dt + c.parameters.dissipation_time_scale;
+    if (c.parameters.model == ContactModel::kSimilar) {
+      const double load =
+          s.supported_mass * std::abs(context_.gravity.dot(c.normal)) / active;
+      T = dt +
+          c.parameters.hunt_crossley_dissipation * load / c.effective_stiffness;
+    } else if (c.parameters.model == ContactModel::kLagged) {
+      T = 0;
+    }
+    estimate += T * c.parameters.friction * vt;
     ++sliding;
   }
   if (sliding > 0) {
@@ -213,6 +271,15 @@ void MetricsAccumulator::Add(const StepSample& s) {
   if (s.cold_start_iterations >= 0) {
     cold_sum_ += s.cold_start_iterations;
     ++cold_steps_;
+  }
+  if (s.probe.valid && impact_phase_ == 0 && s.probe.in_contact) {
+    impact_phase_ = 1;
+    impact_normal_ = s.probe.normal;
+    impact_speed_ = -impact_normal_.dot(s.probe.velocity0);
+    impact_parameters_ = s.probe.parameters;
+  } else if (s.probe.valid && impact_phase_ == 1 && !s.probe.in_contact) {
+    impact_phase_ = 2;
+    rebound_speed_ = impact_normal_.dot(s.probe.velocity);
   }
   last_ = s;
 }
@@ -249,6 +316,10 @@ std::vector<MetricValue> MetricsAccumulator::Metrics(
       if (cold_steps_ > 0) v = cold_sum_ / cold_steps_;
     } else if (name == "rigid_qp_failed_steps") {
       if (qp_attempted_) v = qp_failed_steps_;
+    } else if (name == "restitution") {
+      if (impact_phase_ == 2 && impact_speed_ > 0) {
+        v = rebound_speed_ / impact_speed_;
+      }
     } else {
       throw std::invalid_argument("unknown metric '" + name + "'");
     }
@@ -269,6 +340,17 @@ std::vector<MetricValue> MetricsAccumulator::Estimates() const {
   };
   if (sliding_steps_ > 0) {
     set("estimate_hover_height_m", hover_estimate_sum_ / sliding_steps_);
+  }
+  if (impact_phase_ > 0 && impact_speed_ > 0) {
+    set("impact_speed_mps", impact_speed_);
+    if (IsHuntCrossley(impact_parameters_)) {
+      const double dv =
+          impact_parameters_.hunt_crossley_dissipation * impact_speed_;
+      set("impact_dissipation_speed", dv);
+      set("estimate_restitution", 1.0 - 2.0 / 3.0 * dv);
+      set("estimate_restitution_exact",
+          dv > 0 ? HuntCrossleyRestitution(dv) : 1.0);
+    }
   }
   const ActiveContacts a = Active(last_);
   if (steps_ == 0 || a.n == 0) return out;
@@ -296,8 +378,15 @@ std::vector<MetricValue> MetricsAccumulator::Estimates() const {
     set("estimate_crossover_stiffness_N_per_m",
         NearRigidCrossoverStiffness(dt, a.tau_d, beta, a.w));
   }
-  set("estimate_stiction_slip_mps",
-      StictionSlipVelocity(a.R_t, M * g_t * dt / a.n));
+  if (a.hunt_crossley) {
+    const double r = g_t / (a.mu * g_n);
+    const double eps = std::max(a.v_s, a.mu * a.R_t * M * g_n * dt / a.n);
+    if (r < 1)
+      set("estimate_stiction_slip_mps", eps * r / std::sqrt(1 - r * r));
+  } else {
+    set("estimate_stiction_slip_mps",
+        StictionSlipVelocity(a.R_t, M * g_t * dt / a.n));
+  }
   set("estimate_stiction_slip_bound_mps",
       PointMassStictionSlipBound(context_.friction_regularization, a.mu,
                                  g.norm(), dt));

@@ -59,6 +59,19 @@
 //                               step problem started from v* instead of the
 //                               previous velocities (the stepper warm-starts,
 //                               which at rest makes most steps 0 iterations).
+//   restitution [-]             first impact of the first moving body of the
+//                               scene (the probe): the impact starts at the
+//                               first step where an active contact touches
+//                               it, with normal n (that contact's, into the
+//                               probe) and impact speed v_i = -n . v (v at
+//                               the start of that step); it ends at the
+//                               first later step without an active contact
+//                               (separation), with rebound speed v_r = n . v
+//                               (v at the end of that step). restitution =
+//                               v_r / v_i. NaN if there is no impact
+//                               (v_i <= 0) or no separation. Use zero
+//                               gravity (or a fast impact) so that gravity
+//                               during the contact does not bias it.
 //
 // Estimates (always computed; NaN when undefined), for ONE body of mass M
 // resting (or sliding) on the n active contacts of the last step, which
@@ -72,17 +85,49 @@
 //                                      beta^2 w / (4 pi^2)
 //   estimate_crossover_stiffness_N_per_m  k with k dt (dt + tau_d) beta^2 w
 //                                      = 4 pi^2
-//   estimate_stiction_slip_mps      R_t M g_t dt / n  (each contact carries
-//                                   the friction impulse M g_t dt / n)
+//   estimate_stiction_slip_mps      sap: R_t M g_t dt / n  (each contact
+//                                   carries the friction impulse M g_t dt /
+//                                   n); similar, lagged: eps r / sqrt(1 -
+//                                   r^2), r = g_t / (mu g_n) < 1, eps =
+//                                   max(v_s, mu R_t M g_n dt / n): the
+//                                   regularized friction mu n0 v / sqrt(v^2
+//                                   + eps^2) of every contact holds its
+//                                   share (whatever the load distribution,
+//                                   as the body translates rigidly)
 //   estimate_stiction_slip_bound_mps   sigma mu |g| dt (SAP paper Eq. (31), the
 //   point-mass
 //                                   bound, with R_t <= sigma / m)
 //   estimate_hover_height_m         mean over the sliding steps (as for
-//                                   hover_height_m) of (dt + tau_d) mu
-//                                   ||v_c,t||: where the convex relaxation
-//                                   holds a sliding contact, phi0 / (dt +
-//                                   tau_d) = mu ||v_t|| (v_n = 0).
-// and the inputs of the estimates at the last step: contact_count (n),
+//                                   hover_height_m) of T mu ||v_c,t||, the
+//                                   mean over the sliding contacts: where the
+//                                   convex relaxation holds a sliding
+//                                   contact, phi0 / T = mu ||v_t|| (v_n = 0),
+//                                   with T = dt + tau_d (sap), dt + d
+//                                   delta_rest (similar: to first order in d
+//                                   mu ||v_t||, above the resting penetration
+//                                   delta_rest = M g_n / (n k_eff) of the
+//                                   step's n active contacts) and T = 0
+//                                   (lagged: friction bounded by the previous
+//                                   normal impulse does not lift the body).
+//                                   The resting penetration itself is not
+//                                   subtracted (small on stiff contact).
+//   estimate_restitution            1 - (2/3) d v_i (Hunt-Crossley, small d
+//                                   v_i; d of the impact contact), for the
+//                                   impact of `restitution` with a similar
+//                                   or lagged contact; NaN for sap.
+//   estimate_restitution_exact      the same impact's restitution e of the
+//                                   continuous Hunt-Crossley contact with a
+//                                   linear spring, m x'' = -k x (1 + d x'):
+//                                   u - ln(1 + u) is conserved along the
+//                                   trajectory (u = d x'), so G(-e d v_i) =
+//                                   G(d v_i), G(x) = x - ln(1 + x); for
+//                                   small d v_i, e = 1 - (2/3) d v_i + O((d
+//                                   v_i)^2). Time stepping loses a further
+//                                   factor of about exp(-pi omega dt / 2),
+//                                   omega = sqrt(k / m).
+// and the inputs of the estimates at the last step: impact_speed_mps (v_i
+// of `restitution`), impact_dissipation_speed (d v_i [-], similar and lagged
+// impacts only), contact_count (n),
 // supported_mass_kg (M), contact_stiffness_N_per_m (mean pair k, inf for
 // rigid contact), contact_dissipation_time_scale_s, contact_delassus_
 // estimate_per_kg (w), contact_R_n, contact_R_t [(m/s)/(N s) = s/kg].
@@ -134,6 +179,23 @@ struct ContactSample {
   double w{std::numeric_limits<double>::quiet_NaN()};
   double R_n{std::numeric_limits<double>::quiet_NaN()};
   double R_t{std::numeric_limits<double>::quiet_NaN()};
+  /// Effective normal stiffness k_eff [N/m] of the step (after the
+  /// near-rigid floor); NaN for the rigid model.
+  double effective_stiffness{std::numeric_limits<double>::quiet_NaN()};
+};
+
+/// The first moving body of the scene in one step (restitution).
+struct ProbeSample {
+  bool valid{false};  ///< the scene has a moving body
+  /// Velocity of its centre of mass at the start and at the end of the step.
+  Vector3 velocity0{Vector3::Zero()};
+  Vector3 velocity{Vector3::Zero()};
+  /// Some active contact (gamma_n > 0) touches it this step.
+  bool in_contact{false};
+  /// Unit normal of its first active contact, pointing from the other body
+  /// into it (world frame), and that contact's parameters.
+  Vector3 normal{Vector3::UnitZ()};
+  ContactParameters parameters;
 };
 
 /// One step.
@@ -156,6 +218,7 @@ struct StepSample {
   bool rigid_qp_failed{false};
   /// Iterations of a SAP solve started from v* (-1: not computed).
   int cold_start_iterations{-1};
+  ProbeSample probe;
 };
 
 /// Run constants the metrics and estimates need.
@@ -210,6 +273,12 @@ class MetricsAccumulator {
   double cold_sum_{0.0};
   int cold_steps_{0};
   bool qp_attempted_{false};
+  // Restitution: 0 before the first impact, 1 in contact, 2 separated.
+  int impact_phase_{0};
+  Vector3 impact_normal_{Vector3::UnitZ()};
+  double impact_speed_{std::numeric_limits<double>::quiet_NaN()};
+  double rebound_speed_{std::numeric_limits<double>::quiet_NaN()};
+  ContactParameters impact_parameters_;
   StepSample last_;
 };
 

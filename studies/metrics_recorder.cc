@@ -49,6 +49,12 @@ MetricsRecorder::MetricsRecorder(const Scene& scene,
     rigid_qp_ = rigid_qp_ || name.rfind("rigid_qp_", 0) == 0;
     cold_start_ = cold_start_ || name == "cold_start_newton_iterations";
   }
+  for (int b = 0; b < static_cast<int>(scene.bodies.size()); ++b) {
+    if (scene.bodies[b].fixed) continue;
+    probe_ = b;
+    probe_velocity_ = scene.bodies[b].velocity;
+    break;
+  }
   const TimeStepper initial(scene);
   mechanical_energy_ = initial.KineticEnergy() + initial.PotentialEnergy();
 }
@@ -106,6 +112,9 @@ void MetricsRecorder::OnStep(const TimeStepper& stepper, const StepInfo& info) {
     cs.w = sap_values ? sap.delassus_estimate(k) : std::nan("");
     cs.R_n = sap_values ? sap.R_n(k) : std::nan("");
     cs.R_t = sap_values ? sap.R_t(k) : std::nan("");
+    cs.effective_stiffness = sap_values && sap.effective_stiffness.size() == nc
+                                 ? sap.effective_stiffness(k)
+                                 : std::nan("");
     if (cs.impulse(kNormal) > 0) {
       for (int b : {points[k].body_a, points[k].body_b}) {
         if (scene.bodies[b].fixed || supported_[b]) continue;
@@ -142,6 +151,24 @@ void MetricsRecorder::OnStep(const TimeStepper& stepper, const StepInfo& info) {
   if (cold_start_ && sap_model_ && nc > 0) {
     s.cold_start_iterations =
         cold_solver_.Solve(problem).statistics.newton_iterations;
+  }
+  ProbeSample& probe = s.probe;
+  probe.valid = probe_ >= 0;
+  probe.in_contact = false;
+  if (probe.valid) {
+    probe.velocity0 = probe_velocity_;
+    probe.velocity = state[probe_].velocity;
+    probe_velocity_ = probe.velocity;
+    for (int k = 0; k < nc; ++k) {
+      const ContactPoint& p = points[k];
+      if (!(s.contacts[k].impulse(kNormal) > 0)) continue;
+      if (p.body_a != probe_ && p.body_b != probe_) continue;
+      probe.in_contact = true;
+      // Normals point from A into B.
+      probe.normal = p.body_b == probe_ ? p.normal : Vector3(-p.normal);
+      probe.parameters = s.contacts[k].parameters;
+      break;
+    }
   }
   accumulator_.Add(s);
 }

@@ -48,6 +48,8 @@ class MetricsRecorder {
   std::vector<int> body_of_tree_;  // filled at the first step
   std::vector<char> supported_;    // per body, reused
   StepSample sample_;              // reused
+  int probe_{-1};                  // first moving body (restitution)
+  Vector3 probe_velocity_{Vector3::Zero()};  // its velocity after the step
 };
 
 }  // namespace sapcontact

@@ -140,6 +140,147 @@ TEST(MetricsAccumulatorTest, EstimatesOnAnIncline) {
   EXPECT_EQ(Value(e, "contact_R_t"), R_t);
 }
 
+// A probe body hits a surface with normal n at 2 m/s (three steps in
+// contact), rebounds at 1.6 m/s: restitution 0.8, estimate 1 - (2/3) d v_i
+// from the contact's d (Hunt-Crossley) and none for sap.
+StepSample ProbeStep(const Vector3& v0, const Vector3& v, bool in_contact,
+                     const Vector3& normal, ContactModel model) {
+  StepSample s;
+  s.probe.valid = true;
+  s.probe.velocity0 = v0;
+  s.probe.velocity = v;
+  s.probe.in_contact = in_contact;
+  s.probe.normal = normal;
+  s.probe.parameters.model = model;
+  s.probe.parameters.hunt_crossley_dissipation = 0.05;
+  return s;
+}
+
+TEST(MetricsAccumulatorTest, RestitutionOfTheFirstImpact) {
+  // A tilted surface: the tangential part of the velocity does not count.
+  const Vector3 n = Vector3(0, 0.6, 0.8);
+  const Vector3 t = Vector3(1, 0, 0);
+  for (ContactModel model : {ContactModel::kSimilar, ContactModel::kSap}) {
+    MetricsContext ctx;
+    ctx.total_steps = 8;
+    MetricsAccumulator acc(ctx);
+    const Vector3 in = -2.0 * n + 0.3 * t, out = 1.6 * n + 0.3 * t;
+    acc.Add(ProbeStep(in, in, false, n, model));            // approaching
+    acc.Add(ProbeStep(in, -0.5 * n, true, n, model));       // impact starts
+    acc.Add(ProbeStep(-0.5 * n, 0.5 * n, true, n, model));  // compression
+    acc.Add(ProbeStep(0.5 * n, out, true, n, model));       // restitution
+    acc.Add(ProbeStep(out, out, false, n, model));          // separated
+    // A second impact (slower, other normal) does not count.
+    acc.Add(ProbeStep(out, -out, true, -n, model));
+    acc.Add(ProbeStep(-out, Vector3::Zero(), false, -n, model));
+    EXPECT_NEAR(Value(acc.Metrics({"restitution"}), "restitution"), 0.8, 1e-14);
+    const std::vector<MetricValue> e = acc.Estimates();
+    EXPECT_NEAR(Value(e, "impact_speed_mps"), 2.0, 1e-14);
+    if (model == ContactModel::kSap) {
+      EXPECT_TRUE(std::isnan(Value(e, "estimate_restitution")));
+      EXPECT_TRUE(std::isnan(Value(e, "estimate_restitution_exact")));
+      EXPECT_TRUE(std::isnan(Value(e, "impact_dissipation_speed")));
+    } else {
+      EXPECT_NEAR(Value(e, "impact_dissipation_speed"), 0.1, 1e-14);
+      EXPECT_NEAR(Value(e, "estimate_restitution"), 1 - 0.2 / 3, 1e-14);
+      // The continuous impact conserves G(d v) = d v - ln(1 + d v) between
+      // impact (d v = 0.1) and separation (d v = -0.1 e); e = 1 - (2/3) u +
+      // (4/9) u^2 + O(u^3) above the first-order estimate.
+      const double ex = Value(e, "estimate_restitution_exact");
+      EXPECT_NEAR(-0.1 * ex - std::log1p(-0.1 * ex), 0.1 - std::log1p(0.1),
+                  1e-14);
+      EXPECT_NEAR(ex, 0.93747558, 1e-8);
+      EXPECT_NEAR(ex, 1 - 0.2 / 3 + 4.0 / 9 * 0.01, 0.5e-3);
+    }
+  }
+}
+
+TEST(MetricsAccumulatorTest, RestitutionUndefinedWithoutSeparationOrImpact) {
+  const Vector3 n = Vector3::UnitZ();
+  MetricsContext ctx;
+  ctx.total_steps = 3;
+  {  // Stays in contact: no rebound yet.
+    MetricsAccumulator acc(ctx);
+    acc.Add(ProbeStep(-n, -n, false, n, ContactModel::kLagged));
+    acc.Add(ProbeStep(-n, Vector3::Zero(), true, n, ContactModel::kLagged));
+    acc.Add(ProbeStep(Vector3::Zero(), Vector3::Zero(), true, n,
+                      ContactModel::kLagged));
+    EXPECT_TRUE(std::isnan(Value(acc.Metrics({"restitution"}), "restitution")));
+    EXPECT_NEAR(Value(acc.Estimates(), "impact_speed_mps"), 1.0, 1e-15);
+  }
+  {  // Touches while moving away (v_i < 0): not an impact.
+    MetricsAccumulator acc(ctx);
+    acc.Add(ProbeStep(n, n, true, n, ContactModel::kLagged));
+    acc.Add(ProbeStep(n, n, false, n, ContactModel::kLagged));
+    EXPECT_TRUE(std::isnan(Value(acc.Metrics({"restitution"}), "restitution")));
+    EXPECT_TRUE(std::isnan(Value(acc.Estimates(), "estimate_restitution")));
+  }
+}
+
+// The hover estimate's time scale per model (metrics.h): a 4 kg body
+// sliding at 2 m/s on four contacts (k_eff = 1e5 N/m, mu = 0.5, dt = 0.01,
+// tau_d = 0.02, d = 50 s/m): sap (dt + tau_d) mu v = 0.03, similar (dt + d
+// M g / (4 k)) mu v = (0.01 + 50 * 9.81e-5) = 0.0149049 ..., lagged 0.
+TEST(MetricsAccumulatorTest, HoverEstimatePerModel) {
+  const double g = 9.81;
+  const std::vector<std::pair<ContactModel, double>> cases = {
+      {ContactModel::kSap, 0.03 * 0.5 * 2},
+      {ContactModel::kSimilar, (0.01 + 50 * 4 * g / (4 * 1e5)) * 0.5 * 2},
+      {ContactModel::kLagged, 0.0}};
+  for (const auto& [model, expected] : cases) {
+    MetricsContext ctx;
+    ctx.time_step = 0.01;
+    ctx.total_steps = 1;
+    MetricsAccumulator acc(ctx);
+    StepSample s;
+    s.supported_mass = 4;
+    for (int k = 0; k < 4; ++k) {
+      ContactSample c = Contact(2e-3, 0.1, 2.0);
+      c.parameters.model = model;
+      c.parameters.hunt_crossley_dissipation = 50;
+      c.effective_stiffness = 1e5;
+      s.contacts.push_back(c);
+    }
+    acc.Add(s);
+    EXPECT_NEAR(Value(acc.Estimates(), "estimate_hover_height_m"), expected,
+                1e-15)
+        << ToString(model);
+    EXPECT_DOUBLE_EQ(Value(acc.Metrics({"hover_height_m"}), "hover_height_m"),
+                     2e-3);
+  }
+}
+
+// Creep of a Hunt-Crossley contact that should stick: every contact's
+// friction mu n0 v / sqrt(v^2 + eps^2) must hold m g sin(theta) dt / n,
+// so v = eps r / sqrt(1 - r^2), r = tan(theta) / mu; eps = v_s unless
+// mu R_t n0 is larger.
+TEST(MetricsAccumulatorTest, HuntCrossleyStictionEstimate) {
+  const double g = 9.81, theta = 20 * M_PI / 180, dt = 1e-3, m = 10;
+  const double r = std::tan(theta) / 0.5;
+  for (const double v_s : {1e-4, 1e-8}) {
+    MetricsContext ctx;
+    ctx.time_step = dt;
+    ctx.total_steps = 1;
+    ctx.gravity = Vector3(g * std::sin(theta), 0, -g * std::cos(theta));
+    MetricsAccumulator acc(ctx);
+    StepSample s;
+    s.supported_mass = m;
+    const double R_t = 2.6e-4;
+    for (int k = 0; k < 4; ++k) {
+      ContactSample c = Contact(-1e-5, 0.2, 0, 0.26, 2e-3, R_t);
+      c.parameters.model = ContactModel::kLagged;
+      c.parameters.stiction_tolerance = v_s;
+      s.contacts.push_back(c);
+    }
+    acc.Add(s);
+    const double eps =
+        std::max(v_s, 0.5 * R_t * m * g * std::cos(theta) * dt / 4);
+    EXPECT_NEAR(Value(acc.Estimates(), "estimate_stiction_slip_mps"),
+                eps * r / std::sqrt(1 - r * r), 1e-12 * eps);
+  }
+  EXPECT_NEAR(r / std::sqrt(1 - r * r), 1.061, 1e-3);  // about v_s tan / mu
+}
+
 // On a real run the recorder agrees with the simulator's own summary for
 // the quantities both compute, and its energy drift is the dissipated
 // kinetic energy of a box that slides to rest.
