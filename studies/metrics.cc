@@ -132,8 +132,9 @@ const std::vector<MetricDefinition>& EstimateDefinitions() {
        false},
       {"estimate_stiction_slip_bound_mps", "m/s", "sigma mu |g| dt", false},
       {"estimate_hover_height_m", "m",
-       "mean over sliding steps of T mu ||v_t||, T = dt + tau_d (sap), dt + d "
-       "M g_n / (n k_eff) (similar), 0 (lagged)",
+       "mean over sliding steps of the steady phi0: (dt + tau_d) mu ||v_t|| - "
+       "delta (sap), dt mu ||v_t|| - delta / (1 + d mu ||v_t||) (similar), "
+       "-delta (lagged); delta = M g_n / (n k_eff)",
        false},
       {"estimate_restitution", "-", "1 - (2/3) d v_i (similar, lagged impacts)",
        false},
@@ -240,17 +241,29 @@ void MetricsAccumulator::Add(const StepSample& s) {
       continue;
     }
     hover += c.phi0;
-    // The time scale T of phi0 / T = mu ||v_t|| (metrics.h).
-    double T = dt + c.parameters.dissipation_time_scale;
-    if (c.parameters.model == ContactModel::kSimilar) {
-      const double load =
-          s.supported_mass * std::abs(context_.gravity.dot(c.normal)) / active;
-      T = dt +
-          c.parameters.hunt_crossley_dissipation * load / c.effective_stiffness;
-    } else if (c.parameters.model == ContactModel::kLagged) {
-      T = 0;
+    // Steady hover with v_n = 0 (metrics.h): the resting penetration delta
+    // of the contact's share of the load, lifted by the model's response
+    // to mu ||v_t||.
+    const double load =
+        s.supported_mass * std::abs(context_.gravity.dot(c.normal)) / active;
+    const double delta =
+        std::isfinite(c.effective_stiffness) && c.effective_stiffness > 0
+            ? load / c.effective_stiffness
+            : 0.0;
+    const double mu_vt = c.parameters.friction * vt;
+    switch (c.parameters.model) {
+      case ContactModel::kSap:
+        estimate += (dt + c.parameters.dissipation_time_scale) * mu_vt - delta;
+        break;
+      case ContactModel::kSimilar:
+        estimate +=
+            dt * mu_vt -
+            delta / (1 + c.parameters.hunt_crossley_dissipation * mu_vt);
+        break;
+      case ContactModel::kLagged:
+        estimate -= delta;
+        break;
     }
-    estimate += T * c.parameters.friction * vt;
     ++sliding;
   }
   if (sliding > 0) {

@@ -98,19 +98,23 @@
 //   point-mass
 //                                   bound, with R_t <= sigma / m)
 //   estimate_hover_height_m         mean over the sliding steps (as for
-//                                   hover_height_m) of T mu ||v_c,t||, the
-//                                   mean over the sliding contacts: where the
-//                                   convex relaxation holds a sliding
-//                                   contact, phi0 / T = mu ||v_t|| (v_n = 0),
-//                                   with T = dt + tau_d (sap), dt + d
-//                                   delta_rest (similar: to first order in d
-//                                   mu ||v_t||, above the resting penetration
-//                                   delta_rest = M g_n / (n k_eff) of the
-//                                   step's n active contacts) and T = 0
-//                                   (lagged: friction bounded by the previous
-//                                   normal impulse does not lift the body).
-//                                   The resting penetration itself is not
-//                                   subtracted (small on stiff contact).
+//                                   hover_height_m) of the mean over the
+//                                   sliding contacts of their steady phi0
+//                                   (v_n = 0; docs/theory.md §10, §18):
+//                                     sap:     (dt + tau_d) mu ||v_t|| - delta
+//                                     similar: dt mu ||v_t|| - delta / (1 + d
+//                                              mu ||v_t||)
+//                                     lagged:  -delta
+//                                   where delta = M g_n / (n k_eff) is the
+//                                   resting penetration of the contact's
+//                                   share of the load (n: the step's active
+//                                   contacts; k_eff: the solver's effective
+//                                   stiffness, delta = 0 without one). Both
+//                                   gliding models close the cone with a
+//                                   normal velocity: the impulse is the
+//                                   resting one at v_n - mu ||v_t||. Lagged
+//                                   friction is bounded by the previous
+//                                   normal impulse and does not lift.
 //   estimate_restitution            1 - (2/3) d v_i (Hunt-Crossley, small d
 //                                   v_i; d of the impact contact), for the
 //                                   impact of `restitution` with a similar

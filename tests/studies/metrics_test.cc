@@ -217,16 +217,18 @@ TEST(MetricsAccumulatorTest, RestitutionUndefinedWithoutSeparationOrImpact) {
   }
 }
 
-// The hover estimate's time scale per model (metrics.h): a 4 kg body
-// sliding at 2 m/s on four contacts (k_eff = 1e5 N/m, mu = 0.5, dt = 0.01,
-// tau_d = 0.02, d = 50 s/m): sap (dt + tau_d) mu v = 0.03, similar (dt + d
-// M g / (4 k)) mu v = (0.01 + 50 * 9.81e-5) = 0.0149049 ..., lagged 0.
+// The hover estimate per model (metrics.h): a 4 kg body sliding at 2 m/s
+// on four contacts (k_eff = 1e5 N/m, mu = 0.5, dt = 0.01, tau_d = 0.02,
+// d = 50 s/m), each resting at delta = 4 g / (4 k_eff) = 9.81e-5 m:
+// sap (dt + tau_d) mu v - delta, similar dt mu v - delta / (1 + d mu v),
+// lagged -delta.
 TEST(MetricsAccumulatorTest, HoverEstimatePerModel) {
   const double g = 9.81;
+  const double delta = 4 * g / (4 * 1e5);
   const std::vector<std::pair<ContactModel, double>> cases = {
-      {ContactModel::kSap, 0.03 * 0.5 * 2},
-      {ContactModel::kSimilar, (0.01 + 50 * 4 * g / (4 * 1e5)) * 0.5 * 2},
-      {ContactModel::kLagged, 0.0}};
+      {ContactModel::kSap, 0.03 * 0.5 * 2 - delta},
+      {ContactModel::kSimilar, 0.01 * 0.5 * 2 - delta / (1 + 50 * 0.5 * 2)},
+      {ContactModel::kLagged, -delta}};
   for (const auto& [model, expected] : cases) {
     MetricsContext ctx;
     ctx.time_step = 0.01;
