@@ -352,6 +352,18 @@ void ValidateScene(const Scene& scene) {
     Range(f + ".dissipation_time_scale", m.dissipation_time_scale, 0.0,
           limits::kMaxDissipationTimeScale, "s");
     Range(f + ".friction", m.friction, 0.0, limits::kMaxFriction, "");
+    if (m.model != ContactModel::kSap && m.model != ContactModel::kSimilar &&
+        m.model != ContactModel::kLagged) {
+      throw std::invalid_argument(
+          f + ".model: " + std::to_string(static_cast<int>(m.model)) +
+          " is not sap, similar or lagged");
+    }
+    Range(f + ".hunt_crossley_dissipation", m.hunt_crossley_dissipation, 0.0,
+          limits::kMaxHuntCrossleyDissipation, "s/m");
+    Check(m.stiction_tolerance > 0.0 && std::isfinite(m.stiction_tolerance),
+          f + ".stiction_tolerance", m.stiction_tolerance,
+          limits::kMinStictionTolerance, limits::kMaxStictionTolerance, "m/s",
+          "");
   }
   if (static_cast<long>(scene.bodies.size()) > limits::kMaxBodies) {
     throw std::invalid_argument(

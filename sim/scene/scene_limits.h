@@ -73,6 +73,15 @@ constexpr double kMaxStiffness = 1e15;
 /// dissipation_time_scale [s] and friction [-] upper bounds.
 constexpr double kMaxDissipationTimeScale = 1e3;
 constexpr double kMaxFriction = 100.0;
+/// hunt_crossley_dissipation d [s/m] upper bound: the restitution of an
+/// impact at speed v is about 1 - (2/3) d v, so at 1e4 s/m every impact
+/// faster than 0.15 mm/s is fully damped.
+constexpr double kMaxHuntCrossleyDissipation = 1e4;
+/// stiction_tolerance v_s [m/s]: a sticking contact creeps at about v_s;
+/// 1e-8 m/s is 0.3 m a year, slower than any run resolves, and above 10 m/s
+/// friction is viscous at every speed a scene reaches.
+constexpr double kMinStictionTolerance = 1e-8;
+constexpr double kMaxStictionTolerance = 10.0;
 /// Mass of a free body [kg], also when computed from density.
 constexpr double kMinMass = 1e-6;
 constexpr double kMaxMass = 1e9;

@@ -252,6 +252,31 @@ class Parser {
                       limits::kMaxFriction, "",
                       "no surface pair has a larger friction coefficient");
       }
+      if (m["model"]) {
+        const ContactModel models[] = {
+            ContactModel::kSap, ContactModel::kSimilar, ContactModel::kLagged};
+        std::vector<std::string> names;
+        for (ContactModel model : models) names.push_back(ToString(model));
+        mat.model = models[r_.Choice(m["model"], field + ".model", names)];
+      }
+      if (m["hunt_crossley_dissipation"]) {
+        const std::string f = field + ".hunt_crossley_dissipation";
+        mat.hunt_crossley_dissipation =
+            r_.NonNegative(m["hunt_crossley_dissipation"], f);
+        r_.CheckRange(m["hunt_crossley_dissipation"], f,
+                      mat.hunt_crossley_dissipation, 0.0,
+                      limits::kMaxHuntCrossleyDissipation, "s/m",
+                      "every impact would be fully damped");
+      }
+      if (m["stiction_tolerance"]) {
+        const std::string f = field + ".stiction_tolerance";
+        mat.stiction_tolerance = r_.Positive(m["stiction_tolerance"], f);
+        r_.CheckRange(m["stiction_tolerance"], f, mat.stiction_tolerance,
+                      limits::kMinStictionTolerance,
+                      limits::kMaxStictionTolerance, "m/s",
+                      "below it creep is slower than any run resolves, above "
+                      "it friction is viscous at every speed");
+      }
       if (name == "default") {
         scene->materials[0] = mat;
       } else {

@@ -39,8 +39,9 @@ const std::vector<std::string>& SolverKeys() {
   return k;
 }
 const std::vector<std::string>& MaterialKeys() {
-  static const std::vector<std::string> k{"stiffness", "dissipation_time_scale",
-                                          "friction"};
+  static const std::vector<std::string> k{
+      "stiffness", "dissipation_time_scale",    "friction",
+      "model",     "hunt_crossley_dissipation", "stiction_tolerance"};
   return k;
 }
 const std::vector<std::string>& BodyKeys() {

@@ -95,7 +95,9 @@ const std::vector<std::string>& BaseScenes() {
       "materials:\n"
       "  default: {stiffness: 1.0e6, dissipation_time_scale: 0.01, "
       "friction: 0.5}\n"
-      "  rubber: {stiffness: .inf, dissipation_time_scale: 0, friction: 1}\n"
+      "  rubber: {stiffness: .inf, dissipation_time_scale: 0, friction: 1, "
+      "model: lagged, hunt_crossley_dissipation: 20, stiction_tolerance: "
+      "1.0e-3}\n"
       "collision:\n"
       "  margin: 1.0e-3\n"
       "output:\n"
@@ -648,7 +650,9 @@ const std::string& ValueFor(const std::string& key, Random& r) {
       {"friction_regularization", {"1e-12", "1e3", "1e-3", "1", "1e-8"}},
       {"rel_tolerance", {"1", "1e-12", "1e-6", "0.5", "1e-300"}},
       {"abs_tolerance", {"0", "1", "1e-14", "1e-300"}},
-      {"model", {"sap", "rigid"}},
+      {"model", {"sap", "rigid", "similar", "lagged"}},
+      {"hunt_crossley_dissipation", {"0", "1e4", "50", "1e5", "-1", "0.5"}},
+      {"stiction_tolerance", {"1e-8", "10", "1e-4", "0", "1e-9", "0.01"}},
       {"line_search", {"exact", "backtracking"}},
       {"linear_solver", {"auto", "dense", "cholmod", "block_sparse"}},
       {"stiction_prediction", {"true", "false"}},
@@ -693,6 +697,8 @@ const std::vector<std::string>& Keys() {
                                              "stiffness",
                                              "dissipation_time_scale",
                                              "friction",
+                                             "hunt_crossley_dissipation",
+                                             "stiction_tolerance",
                                              "collision",
                                              "margin",
                                              "output",
@@ -838,6 +844,10 @@ const std::vector<std::string>& OverrideKeys() {
                                   "materials.default.stiffness",
                                   "materials.default.dissipation_time_scale",
                                   "materials.default.friction",
+                                  "materials.default.model",
+                                  "materials.default.hunt_crossley_dissipation",
+                                  "materials.default.stiction_tolerance",
+                                  "materials.rubber.model",
                                   "materials.rubber.stiffness",
                                   "materials.steel.friction",
                                   "materials.default",
@@ -902,6 +912,9 @@ const std::vector<std::string>& ValidOverrideKeys() {
       "materials.default.stiffness",
       "materials.default.dissipation_time_scale",
       "materials.default.friction",
+      "materials.default.model",
+      "materials.default.hunt_crossley_dissipation",
+      "materials.default.stiction_tolerance",
       "collision.margin",
       "output.every",
       "bodies.box.mass",

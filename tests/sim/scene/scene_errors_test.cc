@@ -173,6 +173,38 @@ const BadCase kCases[] = {
      "time_step: 0.001\nduration: 1\nmaterials:\n"
      "  default: {dissipation_time_scale: .inf}  #<\nbodies:\n" GROUND,
      "materials.default.dissipation_time_scale"},
+    {"contact_model_unknown",
+     "time_step: 0.001\nduration: 1\nmaterials:\n"
+     "  felt:\n    model: hunt_crossley  #<\nbodies:\n" GROUND,
+     "materials.felt.model"},
+    {"contact_model_not_a_string",
+     "time_step: 0.001\nduration: 1\nmaterials:\n"
+     "  default: {model: [lagged]}  #<\nbodies:\n" GROUND,
+     "materials.default.model"},
+    {"hunt_crossley_dissipation_negative",
+     "time_step: 0.001\nduration: 1\nmaterials:\n"
+     "  default: {hunt_crossley_dissipation: -1}  #<\nbodies:\n" GROUND,
+     "materials.default.hunt_crossley_dissipation"},
+    {"hunt_crossley_dissipation_infinite",
+     "time_step: 0.001\nduration: 1\nmaterials:\n"
+     "  default: {hunt_crossley_dissipation: .inf}  #<\nbodies:\n" GROUND,
+     "materials.default.hunt_crossley_dissipation"},
+    {"hunt_crossley_dissipation_too_large",
+     "time_step: 0.001\nduration: 1\nmaterials:\n"
+     "  default: {hunt_crossley_dissipation: 1.0e5}  #<\nbodies:\n" GROUND,
+     "materials.default.hunt_crossley_dissipation"},
+    {"stiction_tolerance_zero",
+     "time_step: 0.001\nduration: 1\nmaterials:\n"
+     "  default:\n    stiction_tolerance: 0  #<\nbodies:\n" GROUND,
+     "materials.default.stiction_tolerance"},
+    {"stiction_tolerance_too_small",
+     "time_step: 0.001\nduration: 1\nmaterials:\n"
+     "  default: {stiction_tolerance: 1.0e-12}  #<\nbodies:\n" GROUND,
+     "materials.default.stiction_tolerance"},
+    {"stiction_tolerance_not_a_number",
+     "time_step: 0.001\nduration: 1\nmaterials:\n"
+     "  default: {stiction_tolerance: slow}  #<\nbodies:\n" GROUND,
+     "materials.default.stiction_tolerance"},
     {"solver_model_unknown",
      "time_step: 0.001\nduration: 1\nsolver: {model: sapp}  "
      "#<\nbodies:\n" GROUND,
@@ -280,6 +312,24 @@ TEST(BadScene, EmptyAndMissingFiles) {
   } catch (const SceneError& e) {
     EXPECT_NE(std::string(e.what()).find(missing), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("cannot open"), std::string::npos);
+  }
+}
+
+// An unknown contact model's message lists the three models.
+TEST(BadScene, UnknownContactModelListsTheChoices) {
+  const std::string path = testing_util::WriteTempScene(
+      "bad_model_choices.yaml",
+      "time_step: 0.001\nduration: 1\nmaterials:\n"
+      "  default: {model: coulomb}\nbodies:\n" GROUND);
+  try {
+    LoadScene(path);
+    FAIL() << "no SceneError";
+  } catch (const SceneError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(path + ":4:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("materials.default.model"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'coulomb'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("sap | similar | lagged"), std::string::npos) << msg;
   }
 }
 

@@ -172,6 +172,9 @@ bodies:
   EXPECT_EQ(s.materials[0].stiffness, 1e6);
   EXPECT_EQ(s.materials[0].dissipation_time_scale, 0.01);
   EXPECT_EQ(s.materials[0].friction, 0.5);
+  EXPECT_EQ(s.materials[0].model, ContactModel::kSap);
+  EXPECT_EQ(s.materials[0].hunt_crossley_dissipation, 50.0);
+  EXPECT_EQ(s.materials[0].stiction_tolerance, 1e-4);
   const Body& b = s.bodies[0];
   EXPECT_FALSE(b.fixed);
   EXPECT_EQ(b.pose.position, Vector3::Zero());
@@ -220,6 +223,46 @@ bodies:
   EXPECT_EQ(p.stiffness, 1e6);
   EXPECT_EQ(p.dissipation_time_scale, 0.01);
   EXPECT_NEAR(p.friction, 2 * 0.2 * 0.8 / 1.0, 1e-15);
+}
+
+// materials.<name>.model, hunt_crossley_dissipation, stiction_tolerance,
+// and their combination for each pair of bodies (sim/scene/material.h).
+TEST(SceneLoader, ContactModelsOfMaterials) {
+  const Scene s = LoadSceneFromString(R"(
+time_step: 0.001
+duration: 1
+materials:
+  felt: {model: similar, stiffness: 1.0e5, hunt_crossley_dissipation: 20,
+         stiction_tolerance: 1.0e-3}
+  steel: {model: lagged, stiffness: .inf, hunt_crossley_dissipation: 5}
+  default: {model: sap}
+bodies:
+  - {name: floor, fixed: true, shape: {type: plane}, material: steel}
+  - {name: pad, shape: {type: sphere, radius: 0.1}, mass: 2, material: felt,
+     position: [0, 0, 1]}
+  - {name: ball, shape: {type: sphere, radius: 0.1}, mass: 2, position: [1, 0, 1]}
+)",
+                                      "models.yaml");
+  const Material& felt = s.materials[s.FindMaterial("felt")];
+  EXPECT_EQ(felt.model, ContactModel::kSimilar);
+  EXPECT_EQ(felt.hunt_crossley_dissipation, 20.0);
+  EXPECT_EQ(felt.stiction_tolerance, 1e-3);
+  const Material& steel = s.materials[s.FindMaterial("steel")];
+  EXPECT_EQ(steel.model, ContactModel::kLagged);
+  EXPECT_EQ(steel.stiction_tolerance, 1e-4);  // unspecified: the default
+  EXPECT_EQ(s.materials[s.FindMaterial("default")].model, ContactModel::kSap);
+  // felt on steel: lagged wins; rigid steel leaves felt's d; larger v_s.
+  const ContactParameters pad_floor = s.PairParameters(1, 0);
+  EXPECT_EQ(pad_floor.model, ContactModel::kLagged);
+  EXPECT_EQ(pad_floor.hunt_crossley_dissipation, 20.0);
+  EXPECT_EQ(pad_floor.stiction_tolerance, 1e-3);
+  // felt on default (sap): similar; d of springs in series.
+  const ContactParameters pad_ball = s.PairParameters(1, 2);
+  EXPECT_EQ(pad_ball.model, ContactModel::kSimilar);
+  EXPECT_NEAR(pad_ball.hunt_crossley_dissipation,
+              (1e6 * 20 + 1e5 * 50) / (1e6 + 1e5), 1e-12);
+  // default with default: sap.
+  EXPECT_EQ(s.PairParameters(2, 2).model, ContactModel::kSap);
 }
 
 TEST(SceneLoader, RpyAndQuaternionGiveTheSameRotation) {

@@ -58,6 +58,25 @@ TEST(SceneOverrides, Materials) {
   EXPECT_EQ(s.materials[s.FindMaterial("rubber")].friction, 0.9);
 }
 
+TEST(SceneOverrides, ContactModelsOfMaterials) {
+  const Scene s =
+      Load({"materials.default.model=lagged", "materials.rubber.model=similar",
+            "materials.rubber.hunt_crossley_dissipation=12.5",
+            "materials.default.stiction_tolerance=2e-3"});
+  const Material& def = s.materials[s.FindMaterial("default")];
+  const Material& rubber = s.materials[s.FindMaterial("rubber")];
+  EXPECT_EQ(def.model, ContactModel::kLagged);
+  EXPECT_EQ(def.stiction_tolerance, 2e-3);
+  EXPECT_EQ(def.hunt_crossley_dissipation, 50.0);  // untouched default
+  EXPECT_EQ(rubber.model, ContactModel::kSimilar);
+  EXPECT_EQ(rubber.hunt_crossley_dissipation, 12.5);
+  EXPECT_EQ(rubber.stiction_tolerance, 1e-4);
+  EXPECT_EQ(rubber.friction, 0.9);  // the file's values stay
+  // The box (default) on the ball (rubber): lagged wins.
+  EXPECT_EQ(s.PairParameters(s.FindBody("box"), s.FindBody("ball_0_0_0")).model,
+            ContactModel::kLagged);
+}
+
 TEST(SceneOverrides, BodiesByNameAndListElements) {
   const Scene s =
       Load({"bodies.box.mass=5", "bodies.box.position.2=0.5",
@@ -164,8 +183,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadOverride{"gravity=[0,-9.81]", "gravity"},
         BadOverride{"solver.max_iterations=1.5", "solver.max_iterations"},
         BadOverride{"bodies.box.shape.size.1=-0.2", "bodies.box.shape.size[1]"},
-        BadOverride{"bodies.box.quaternion=[0,0,0,0]",
-                    "bodies.box.quaternion"}));
+        BadOverride{"bodies.box.quaternion=[0,0,0,0]", "bodies.box.quaternion"},
+        BadOverride{"materials.default.model=glide", "materials.default.model"},
+        BadOverride{"materials.rubber.modle=lagged", "materials.rubber.modle"},
+        BadOverride{"materials.default.model.x=1", "materials.default.model"},
+        BadOverride{"materials.rubber.hunt_crossley_dissipation=-5",
+                    "materials.rubber.hunt_crossley_dissipation"},
+        BadOverride{"materials.default.stiction_tolerance=0",
+                    "materials.default.stiction_tolerance"},
+        BadOverride{"materials.default.stiction_tolerance=100",
+                    "materials.default.stiction_tolerance"}));
 
 }  // namespace
 }  // namespace sapcontact
