@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "sapcontact/fclib/fclib_step_export.h"
 #include "sapcontact/sim/scene/scene_limits.h"
@@ -76,6 +78,43 @@ void RemoveOutputs(const std::string& dir) {
   for (const char* name : {"trajectory.csv", "summary.json", "joints.csv"}) {
     std::filesystem::remove(std::filesystem::path(dir) / name, ec);
   }
+}
+
+// "; contact models: sap, lagged": the contact models of the pairs of
+// materials that bodies and robots use (two of one material only if two
+// use it), when the sap solver model uses any but sap; else "".
+std::string ContactModels(const Scene& scene) {
+  if (scene.solver.model != SolverModel::kSap) return "";
+  std::vector<int> users(scene.materials.size(), 0);
+  for (const Body& b : scene.bodies) ++users.at(b.material_index);
+  for (const RobotSpec& r : scene.robots) users.at(r.material_index) += 2;
+  bool used[3] = {false, false, false};
+  for (size_t i = 0; i < users.size(); ++i) {
+    for (size_t j = i; j < users.size(); ++j) {
+      if (users[i] == 0 || users[j] == 0 || (i == j && users[i] < 2)) continue;
+      used[static_cast<int>(
+          CombineMaterials(scene.materials[i], scene.materials[j]).model)] =
+          true;
+    }
+  }
+  if (!used[1] && !used[2]) return "";
+  std::string list;
+  for (ContactModel m :
+       {ContactModel::kSap, ContactModel::kSimilar, ContactModel::kLagged}) {
+    if (!used[static_cast<int>(m)]) continue;
+    list += (list.empty() ? "" : ", ") + std::string(ToString(m));
+  }
+  return "; contact models: " + list;
+}
+
+// The material name of a collider: a body ("box") or a robot's link
+// geometry ("arm/link3/0": the robot's material).
+std::string MaterialOfCollider(const Scene& scene, const std::string& name) {
+  const int b = scene.FindBody(name);
+  if (b >= 0) return scene.bodies[b].material;
+  const int r = scene.FindRobot(name.substr(0, name.find('/')));
+  if (r >= 0) return scene.robots[r].material;
+  return "default";
 }
 
 }  // namespace
@@ -218,22 +257,40 @@ int Run(const RunOptions& o) {
   if (progress) std::fprintf(stderr, "\n");
   if (!o.quiet) {
     std::printf(
-        "%s: simulated %.3f s in %d steps of %g s (%s model) in %.2f s wall "
+        "%s: simulated %.3f s in %d steps of %g s (%s model%s) in %.2f s wall "
         "time (solver %.2f s, collision %.2f s). Contacts: mean %.1f, max %d. "
         "Iterations per step: mean %.2f, max %d. Failed steps: %d. Max "
         "penetration %.3e m. Kinetic energy %.4g J -> %.4g J; total energy "
         "never rose above its initial value by more than %.2e (relative). "
         "Output: %s/trajectory.csv, %s/summary.json%s\n",
         o.scene.c_str(), s.steps * s.time_step, s.steps, s.time_step,
-        SolverModelName(scene.solver.model), s.wall_time_s, s.solver_time_s,
-        s.collision_time_s, s.mean_contacts, s.max_contacts,
-        s.mean_newton_iterations, s.max_newton_iterations, s.failed_steps,
-        s.max_penetration_m, s.kinetic_energy_initial_J,
+        SolverModelName(scene.solver.model), ContactModels(scene).c_str(),
+        s.wall_time_s, s.solver_time_s, s.collision_time_s, s.mean_contacts,
+        s.max_contacts, s.mean_newton_iterations, s.max_newton_iterations,
+        s.failed_steps, s.max_penetration_m, s.kinetic_energy_initial_J,
         s.kinetic_energy_final_J, std::max(0.0, s.energy_max_increase_rel),
         o.out.c_str(), o.out.c_str(),
         scene.robots.empty() ? "" : (", " + o.out + "/joints.csv").c_str());
     if (s.failed_steps > 0) {
       std::printf("First failure: %s\n", s.first_failure.c_str());
+    }
+    if (s.max_hover_m > kHoverReportThreshold &&
+        s.max_hover_bodies.size() == 2) {
+      const Vector3& p = s.max_hover_point_m;
+      const std::string fix =
+          (scene.solver.model == SolverModel::kRigid ? "--set solver.model=sap "
+                                                     : "") +
+          std::string("--set materials.") +
+          MaterialOfCollider(scene, s.max_hover_bodies[1]) + ".model=lagged";
+      std::printf(
+          "Gliding: sliding contacts pushed across gaps of up to %.3g m "
+          "(between '%s' and '%s' at [%.4g, %.4g, %.4g] m, in the step "
+          "ending at t = %.6g s): the hover of the convex relaxation (docs/"
+          "theory.md §10), not Coulomb friction. The lagged contact model "
+          "does not glide: %s (docs/theory.md §18).\n",
+          s.max_hover_m, s.max_hover_bodies[0].c_str(),
+          s.max_hover_bodies[1].c_str(), p.x(), p.y(), p.z(),
+          s.max_hover_time_s, fix.c_str());
     }
     if (fclib) {
       std::printf("FCLib: %d step problems written to %s\n",

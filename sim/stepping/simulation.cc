@@ -83,6 +83,8 @@ void CheckFinite(const SimulationSummary& s) {
       {"mean_contacts", s.mean_contacts},
       {"mean_newton_iterations", s.mean_newton_iterations},
       {"max_penetration_m", s.max_penetration_m},
+      {"max_hover_m", s.max_hover_m},
+      {"max_hover_time_s", s.max_hover_time_s},
       {"kinetic_energy_initial_J", s.kinetic_energy_initial_J},
       {"kinetic_energy_final_J", s.kinetic_energy_final_J},
       {"energy_initial_J", s.energy_initial_J},
@@ -145,6 +147,15 @@ std::string SummaryToJson(const Scene& scene, const SimulationSummary& s) {
   j["failed_steps"] = s.failed_steps;
   j["first_failure"] = s.first_failure;
   j["max_penetration_m"] = s.max_penetration_m;
+  j["max_hover_m"] = s.max_hover_m;
+  j["max_hover_time_s"] = s.max_hover_time_s;
+  j["max_hover_bodies"] = s.max_hover_bodies;
+  j["max_hover_point_m"] =
+      s.max_hover_bodies.empty()
+          ? nlohmann::ordered_json::array()
+          : nlohmann::ordered_json{s.max_hover_point_m.x(),
+                                   s.max_hover_point_m.y(),
+                                   s.max_hover_point_m.z()};
   j["kinetic_energy_initial_J"] = s.kinetic_energy_initial_J;
   j["kinetic_energy_final_J"] = s.kinetic_energy_final_J;
   j["energy_initial_J"] = s.energy_initial_J;
@@ -348,6 +359,14 @@ SimulationSummary RunSimulation(const Scene& scene,
     s.max_newton_iterations =
         std::max(s.max_newton_iterations, info.newton_iterations);
     s.max_penetration_m = std::max(s.max_penetration_m, info.max_penetration);
+    if (info.max_hover > s.max_hover_m && info.hover_contact >= 0) {
+      const ContactPoint& c = stepper.last_contacts()[info.hover_contact];
+      s.max_hover_m = info.max_hover;
+      s.max_hover_time_s = stepper.time();
+      s.max_hover_bodies = {stepper.ColliderName(c.body_a),
+                            stepper.ColliderName(c.body_b)};
+      s.max_hover_point_m = c.position;
+    }
     s.solver_time_s += info.solver_time;
     s.collision_time_s += info.collision_time;
     if (info.failed) {

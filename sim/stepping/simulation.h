@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "sapcontact/sim/scene/scene.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
@@ -25,6 +26,10 @@ struct SimulationOptions {
   /// Called after every step (e.g. for a progress bar or extra metrics).
   std::function<void(const TimeStepper&, const StepInfo&)> on_step;
 };
+
+/// `sapsim run` reports gliding when SimulationSummary::max_hover_m exceeds
+/// this [m] (10 um: far above round-off, below any hover worth a look).
+inline constexpr double kHoverReportThreshold = 1e-5;
 
 struct SimulationSummary {
   int steps{0};
@@ -39,6 +44,15 @@ struct SimulationSummary {
   int failed_steps{0};
   std::string first_failure;      ///< message of the first failed step
   double max_penetration_m{0.0};  ///< max over steps of -phi0 [m]
+  /// Gliding (StepInfo::max_hover, docs/scenes.md "Gliding"): the largest
+  /// gap [m] across which a sliding contact pushed, over the run; the end
+  /// time of its step [s]; the two bodies' names (collider names: "box",
+  /// "arm/link3/0"), A then B; and the contact point at the start of that
+  /// step (world frame) [m]. 0, 0, empty and zero when nothing glided.
+  double max_hover_m{0.0};
+  double max_hover_time_s{0.0};
+  std::vector<std::string> max_hover_bodies;
+  Vector3 max_hover_point_m{Vector3::Zero()};
   double kinetic_energy_initial_J{0.0};
   double kinetic_energy_final_J{0.0};
   /// Total energy E = kinetic + gravitational + elastic (sum 1/2 k_eff phi^2

@@ -64,6 +64,23 @@ Vector3 FreeRotation(const Matrix3& I, const Vector3& w, double dt) {
   return e1 > 0.0 ? Vector3(w_next * std::sqrt(e0 / e1)) : w_next;
 }
 
+// The contact velocity v_c = J v + bias_velocity (contact frame, B
+// relative to A) of the stacked velocities v; `offsets` are the trees'
+// offsets in v. No allocation.
+Vector3 ContactVelocity(const Contact& c, const std::vector<int>& offsets,
+                        const Eigen::VectorXd& v) {
+  Vector3 v_c = c.bias_velocity;
+  if (c.first.tree >= 0) {
+    v_c.noalias() +=
+        c.first.J * v.segment(offsets[c.first.tree], c.first.J.cols());
+  }
+  if (c.second && c.second->tree >= 0) {
+    v_c.noalias() +=
+        c.second->J * v.segment(offsets[c.second->tree], c.second->J.cols());
+  }
+  return v_c;
+}
+
 }  // namespace
 
 double EstimateRigidQpBytes(const std::vector<ContactPoint>& contacts,
@@ -153,6 +170,7 @@ TimeStepper::TimeStepper(const Scene& scene)
   }
   guess_.resize(6 * body_of_tree_.size());
   SetUpRobots();
+  tree_offsets_ = problem_.TreeOffsets();
   poses_.resize(num_colliders());
   motion_bounds_.resize(num_colliders());
 }
@@ -388,6 +406,10 @@ void TimeStepper::BuildProblem() {
                   WorldPointVelocity(cp.body_a, cp.position, cp.normal));
     }
     c.phi0 = cp.phi;
+    // v_n at the start of the step (guess_ holds the velocities at the
+    // start of the step; the bias carries the prescribed motion), + when
+    // separating, like v_c.
+    c.normal_velocity0 = ContactVelocity(c, tree_offsets_, guess_)(kNormal);
     c.parameters = pair_parameters_[MaterialOfCollider(cp.body_a) *
                                         scene_.materials.size() +
                                     MaterialOfCollider(cp.body_b)];
@@ -704,11 +726,23 @@ StepInfo TimeStepper::Step() {
     if (info.failed) info.failure = r.message;
     v_next = r.v;
     impulses_ = r.gamma;
+    // Elastic energy k_eff phi0^2 / 2 with the solver's effective
+    // stiffness (each contact model's own; the near-rigid floor's beyond
+    // it). Fallback for a solver that does not report it: sap's
+    // 1 / (dt (dt + tau_d) R_n).
+    const bool have_k_eff = r.effective_stiffness.size() ==
+                            static_cast<Eigen::Index>(contacts_.size());
     for (size_t k = 0; k < contacts_.size(); ++k) {
       const double phi = contacts_[k].phi;
       if (phi >= 0) continue;
-      const double tau = problem_.contacts[k].parameters.dissipation_time_scale;
-      const double k_eff = 1.0 / (dt * (dt + tau) * r.R_n(k));
+      double k_eff;
+      if (have_k_eff) {
+        k_eff = r.effective_stiffness(k);
+      } else {
+        const double tau =
+            problem_.contacts[k].parameters.dissipation_time_scale;
+        k_eff = 1.0 / (dt * (dt + tau) * r.R_n(k));
+      }
       info.elastic_energy += 0.5 * k_eff * phi * phi;
     }
   } else {
@@ -770,6 +804,21 @@ StepInfo TimeStepper::Step() {
       Fail(BodyLabel(body_of_tree_[t]) +
            ": velocity is not finite after the contact solve" +
            (info.failed ? " (" + info.failure + ")" : ""));
+    }
+  }
+  // Gliding (StepInfo::max_hover): contacts that push while sliding,
+  // across a gap at the end of the step.
+  if (impulses_.size() == 3 * static_cast<Eigen::Index>(contacts_.size())) {
+    for (size_t k = 0; k < contacts_.size(); ++k) {
+      if (!(impulses_(3 * k + kNormal) > 0.0)) continue;
+      const Vector3 v_c =
+          ContactVelocity(problem_.contacts[k], tree_offsets_, v_next);
+      if (!(Tangential(v_c).norm() > kHoverSlipSpeed)) continue;
+      const double gap = contacts_[k].phi + dt * v_c(kNormal);
+      if (gap > info.max_hover) {
+        info.max_hover = gap;
+        info.hover_contact = static_cast<int>(k);
+      }
     }
   }
 

@@ -51,6 +51,10 @@ struct RobotState {
   Eigen::VectorXd v;
 };
 
+/// Slip speed above which a pushing contact counts as sliding for
+/// StepInfo::max_hover [m/s].
+inline constexpr double kHoverSlipSpeed = 1e-3;
+
 /// What one step did.
 struct StepInfo {
   int contacts{0};
@@ -63,11 +67,22 @@ struct StepInfo {
   bool failed{false};
   std::string failure;          ///< its message when failed
   double max_penetration{0.0};  ///< max(-phi0, 0) over the contacts [m]
-  double collision_time{0.0};   ///< [s]
-  double solver_time{0.0};      ///< [s] (problem build + solve)
+  /// Gliding, the convex relaxation's artifact (docs/theory.md §10, §18):
+  /// the largest signed distance at the end of the step phi0 + dt v_n [m]
+  /// over the contacts that push (gamma_n > 0) while sliding (slip speed
+  /// |v_t| > kHoverSlipSpeed at the end of the step): a gap across which a
+  /// sliding contact pushes the bodies apart. 0 if there is none (a sliding
+  /// contact in penetration does not hover). Both solver models.
+  /// hover_contact: that contact's index in last_contacts(), or -1.
+  double max_hover{0.0};
+  int hover_contact{-1};
+  double collision_time{0.0};  ///< [s]
+  double solver_time{0.0};     ///< [s] (problem build + solve)
   /// Elastic energy sum 1/2 k_eff phi0^2 over penetrating contacts at the
-  /// start of the step, with k_eff = 1 / (dt (dt + tau_d) R_n) the effective
-  /// stiffness (= k in the compliant regime) [J]. SAP model only.
+  /// start of the step, with k_eff the solver's effective normal stiffness
+  /// of the contact (SapSolverResults::effective_stiffness: = k in the
+  /// compliant regime, the near-rigid floor's stiffness beyond it) [J]. SAP
+  /// model only.
   double elastic_energy{0.0};
 };
 
@@ -195,6 +210,8 @@ class TimeStepper {
   // combined once: pair_parameters_[m_a * materials + m_b].
   std::vector<ContactParameters> pair_parameters_;
   std::vector<int> body_of_tree_;
+  // Offset of each tree's velocities in the stacked vector.
+  std::vector<int> tree_offsets_;
   CollisionDetector collision_;
   SapSolver sap_;
   double time_{0.0};

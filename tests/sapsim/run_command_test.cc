@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -220,7 +221,8 @@ TEST_F(RunCommandTest, GoodRunWritesTrajectoryAndSummary) {
        {"steps", "time_step", "wall_time_s", "solver_time_s",
         "collision_time_s", "mean_contacts", "max_contacts",
         "mean_newton_iterations", "max_newton_iterations", "failed_steps",
-        "max_penetration_m", "kinetic_energy_initial_J",
+        "max_penetration_m", "max_hover_m", "max_hover_time_s",
+        "max_hover_bodies", "max_hover_point_m", "kinetic_energy_initial_J",
         "kinetic_energy_final_J", "energy_max_increase_rel", "bodies"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
@@ -228,6 +230,10 @@ TEST_F(RunCommandTest, GoodRunWritesTrajectoryAndSummary) {
   EXPECT_EQ(j["time_step"], 0.001);
   EXPECT_EQ(j["failed_steps"], 0);
   EXPECT_EQ(j["max_contacts"], 4);  // the box rests on its 4 corners
+  // Resting: nothing glides, and no gliding line is printed.
+  EXPECT_EQ(j["max_hover_m"], 0.0);
+  EXPECT_TRUE(j["max_hover_bodies"].empty());
+  EXPECT_EQ(stdout_.find("Gliding:"), std::string::npos) << stdout_;
   ASSERT_EQ(j["bodies"].size(), 2u);
   const auto& box = j["bodies"][1];
   EXPECT_EQ(box["name"], "box");
@@ -256,6 +262,58 @@ TEST_F(RunCommandTest, GoodRunWritesTrajectoryAndSummary) {
   EXPECT_NEAR(std::stod(cells[0]), 0.02, 1e-12);
   EXPECT_EQ(cells[1], "box");
   EXPECT_NEAR(std::stod(cells[4]), box["position"][2].get<double>(), 1e-12);
+}
+
+// A sliding box glides: summary.json says how high, when and between
+// which bodies, and the printed summary says so and points to the lagged
+// model.
+TEST_F(RunCommandTest, GlidingIsReportedInTheSummaryAndPrinted) {
+  RunOptions o;
+  o.scene = WriteScene("slide.yaml", kGood);
+  o.out = (dir_ / "out").string();
+  o.overrides = {"bodies.box.velocity=[1,0,0]", "duration=0.05"};
+  ASSERT_EQ(RunCaptured(o), 0) << stderr_;
+  std::ifstream js(fs::path(o.out) / "summary.json");
+  const nlohmann::json j = nlohmann::json::parse(js);
+  const double hover = j["max_hover_m"].get<double>();
+  EXPECT_GT(hover, 1e-3);  // (dt + tau_d) mu |v_t| = 10.5 mm
+  EXPECT_LT(hover, 0.03);
+  const double t = j["max_hover_time_s"].get<double>();
+  EXPECT_GT(t, 0.0);
+  EXPECT_LE(t, 0.05);
+  ASSERT_EQ(j["max_hover_bodies"].size(), 2u);
+  const std::string a = j["max_hover_bodies"][0], b = j["max_hover_bodies"][1];
+  EXPECT_TRUE((a == "ground" && b == "box") || (a == "box" && b == "ground"))
+      << a << ", " << b;
+  ASSERT_EQ(j["max_hover_point_m"].size(), 3u);
+  const size_t line = stdout_.find("Gliding:");
+  ASSERT_NE(line, std::string::npos) << stdout_;
+  const std::string text = stdout_.substr(line);
+  char height[32];
+  std::snprintf(height, sizeof(height), "%.3g m", hover);
+  for (const std::string& part :
+       {std::string(height), "'" + a + "' and '" + b + "'",
+        std::string("materials.default.model=lagged"),
+        std::string("docs/theory.md §18")}) {
+    EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+  }
+  EXPECT_NE(stdout_.find("(sap model) in"), std::string::npos) << stdout_;
+  // The lagged model does not glide: no line, and the summary names the
+  // contact model.
+  o.overrides.push_back("materials.default.model=lagged");
+  ASSERT_EQ(RunCaptured(o), 0) << stderr_;
+  EXPECT_EQ(stdout_.find("Gliding:"), std::string::npos) << stdout_;
+  EXPECT_NE(stdout_.find("(sap model; contact models: lagged)"),
+            std::string::npos)
+      << stdout_;
+  o.overrides.pop_back();
+  // With the rigid QP the remedy also switches the solver model.
+  o.overrides.push_back("solver.model=rigid");
+  ASSERT_EQ(RunCaptured(o), 0) << stderr_;
+  EXPECT_NE(stdout_.find("--set solver.model=sap --set "
+                         "materials.default.model=lagged"),
+            std::string::npos)
+      << stdout_;
 }
 
 TEST_F(RunCommandTest, FailedSolverStepsExitWithOneAndAreReported) {

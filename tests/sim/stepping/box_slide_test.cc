@@ -87,5 +87,88 @@ TEST(BoxSlide, RigidQpStopsAtTheCoulombDistance) {
   ExpectCoulombStop({"solver.model=rigid"}, "rigid");
 }
 
+// Gliding is reported, never hidden (StepInfo::max_hover,
+// SimulationSummary::max_hover_m): while the box slides its pushing
+// contacts are apart from the ground by millimetres (docs/theory.md §10:
+// about (dt + tau_d) mu |v_t| = 10.5 mm at 1 m/s with the pair tau_d =
+// 0.02 s); once it has stopped nothing hovers.
+void ExpectGlidingReported(const std::vector<std::string>& overrides,
+                           const char* label) {
+  const Scene scene = LoadShippedScene("box_slide", overrides);
+  const int box = scene.FindBody("box");
+  double stop_time = -1, hover_after_stop = 0, hover_first_50ms = 0;
+  const SimulationSummary s =
+      Simulate(scene, [&](const TimeStepper& st, const StepInfo& info) {
+        const BodyState& b = st.state()[box];
+        if (stop_time < 0 && b.velocity.head<2>().norm() < 1e-3) {
+          stop_time = st.time();
+        }
+        if (stop_time >= 0 && st.time() > stop_time + 0.05) {
+          hover_after_stop = std::max(hover_after_stop, info.max_hover);
+        }
+        if (st.time() <= 0.05) {
+          hover_first_50ms = std::max(hover_first_50ms, info.max_hover);
+        }
+        if (info.max_hover > 0) {
+          // The reported contact pushes and is apart at the step's end.
+          EXPECT_GE(info.hover_contact, 0);
+          EXPECT_LT(info.hover_contact, info.contacts);
+        } else {
+          EXPECT_EQ(info.hover_contact, -1);
+        }
+      });
+  std::printf(
+      "[box_slide %s] max hover %.4e m at t = %.4f s between '%s' and '%s' "
+      "at z = %.3e m; first 50 ms %.4e m; after stopping (%.4f s) %.1e m\n",
+      label, s.max_hover_m, s.max_hover_time_s,
+      s.max_hover_bodies.size() == 2 ? s.max_hover_bodies[0].c_str() : "",
+      s.max_hover_bodies.size() == 2 ? s.max_hover_bodies[1].c_str() : "",
+      s.max_hover_point_m.z(), hover_first_50ms, stop_time, hover_after_stop);
+  EXPECT_GT(s.max_hover_m, 1e-3);
+  EXPECT_LT(s.max_hover_m, 0.03);  // a few times the estimate at most
+  EXPECT_GT(hover_first_50ms, 1e-3);
+  // While it slides (it stops at v / (mu g) = 0.204 s).
+  EXPECT_GT(s.max_hover_time_s, 0.0);
+  EXPECT_LT(s.max_hover_time_s, 0.21);
+  ASSERT_EQ(s.max_hover_bodies.size(), 2u);
+  EXPECT_TRUE(
+      (s.max_hover_bodies[0] == "ground" && s.max_hover_bodies[1] == "box") ||
+      (s.max_hover_bodies[0] == "box" && s.max_hover_bodies[1] == "ground"))
+      << s.max_hover_bodies[0] << ", " << s.max_hover_bodies[1];
+  // A corner of the box's bottom face, near the ground.
+  EXPECT_LT(std::abs(s.max_hover_point_m.z()), 0.03);
+  EXPECT_NEAR(std::abs(s.max_hover_point_m.y()), 0.1, 1e-6);
+  ASSERT_GT(stop_time, 0);
+  EXPECT_EQ(hover_after_stop, 0.0);
+}
+
+TEST(BoxSlide, SapGlidingIsReported) { ExpectGlidingReported({}, "sap"); }
+
+TEST(BoxSlide, RigidQpGlidingIsReported) {
+  ExpectGlidingReported({"solver.model=rigid"}, "rigid");
+}
+
+// The lagged Hunt-Crossley model does not glide (docs/theory.md §18): the
+// same slide reports far less hover than sap's millimetres.
+TEST(BoxSlide, LaggedModelReportsNoGliding) {
+  const SimulationSummary sap = Simulate(LoadShippedScene("box_slide"));
+  const SimulationSummary lagged = Simulate(
+      LoadShippedScene("box_slide", {"materials.default.model=lagged"}));
+  std::printf("[box_slide] max hover: sap %.4e m, lagged %.4e m\n",
+              sap.max_hover_m, lagged.max_hover_m);
+  EXPECT_GT(sap.max_hover_m, 1e-3);
+  EXPECT_LT(lagged.max_hover_m, 1e-4);
+  EXPECT_EQ(lagged.failed_steps, 0) << lagged.first_failure;
+}
+
+// A box at rest pushes without sliding: no hover.
+TEST(BoxSlide, RestingBoxDoesNotHover) {
+  const SimulationSummary s =
+      Simulate(LoadShippedScene("box_slide", {"bodies.box.velocity=[0,0,0]"}));
+  EXPECT_EQ(s.max_hover_m, 0.0);
+  EXPECT_EQ(s.max_hover_time_s, 0.0);
+  EXPECT_TRUE(s.max_hover_bodies.empty());
+}
+
 }  // namespace
 }  // namespace sapcontact

@@ -1,8 +1,9 @@
 // The time stepper without contact, against closed forms: free fall is
 // symplectic Euler (exact positions, energy loss 1/2 m g^2 dt^2 per step),
 // torque-free rotation keeps the kinetic energy (the explicit gyroscopic
-// step alone would create energy) and nearly the angular momentum; and the
-// elastic energy of a resting contact.
+// step alone would create energy) and nearly the angular momentum; the
+// elastic energy of a resting contact; and the normal velocity at the start
+// of the step that the stepper hands the contact models.
 #include "sapcontact/sim/stepping/time_stepper.h"
 
 #include <gtest/gtest.h>
@@ -111,6 +112,90 @@ TEST(TimeStepper, ElasticEnergyOfTheRestingBox) {
   const double k = scene.PairParameters(0, 1).stiffness;
   const double expected = m * m * g * g / (8 * k);
   EXPECT_NEAR(info.elastic_energy, expected, 0.02 * expected);
+}
+
+// At the near-rigid floor (k = inf) the effective stiffness is not k: the
+// elastic energy must come from the solver's k_eff. At rest each corner
+// carries m g / 4 = k_eff |phi|, so the energy 1/2 k_eff phi^2 summed over
+// the four corners is 1/2 m g |phi|, whatever k_eff is; for every contact
+// model.
+TEST(TimeStepper, ElasticEnergyAtTheNearRigidFloorBalancesTheWeight) {
+  for (const char* model : {"sap", "similar", "lagged"}) {
+    const Scene scene = scene_tests::LoadShippedScene(
+        "box_rest", {"materials.default.stiffness=.inf",
+                     std::string("materials.default.model=") + model});
+    TimeStepper stepper(scene);
+    StepInfo info;
+    for (int n = 0; n < 1000; ++n) info = stepper.Step();
+    const double m = scene.bodies[1].mass, g = scene.gravity.norm();
+    ASSERT_EQ(info.contacts, 4) << model;
+    ASSERT_GT(info.max_penetration, 0.0) << model;
+    const double expected = 0.5 * m * g * info.max_penetration;
+    EXPECT_NEAR(info.elastic_energy, expected, 0.02 * expected) << model;
+    const SapSolverResults& r = stepper.last_sap_results();
+    if (r.effective_stiffness.size() == 4) {  // once the solver reports it
+      // The floor's stiffness: far below k = inf, and it holds the box.
+      EXPECT_NEAR(r.effective_stiffness(0) * info.max_penetration, m * g / 4,
+                  0.02 * m * g / 4)
+          << model;
+    }
+    std::printf(
+        "[near-rigid rest, %s] penetration %.4e m, elastic energy "
+        "%.4e J, 1/2 m g |phi| = %.4e J\n",
+        model, info.max_penetration, info.elastic_energy, expected);
+  }
+}
+
+// Contact::normal_velocity0 is the normal component of J v0 + bias at the
+// start of the step, + when separating: a sphere falling at 2 m/s onto the
+// ground (sliding and spinning, which must not count), two spheres closing
+// at 1.5 m/s, and a sphere at rest on a platform rising at 0.3 m/s (the
+// prescribed motion enters through the bias velocity).
+TEST(TimeStepper, NormalVelocityAtTheStartOfTheStep) {
+  const Scene scene = LoadSceneFromString(R"(
+time_step: 0.001
+duration: 1
+gravity: [0, 0, 0]
+bodies:
+  - {name: ground, fixed: true, shape: {type: plane}}
+  - {name: faller, shape: {type: sphere, radius: 0.1}, mass: 1,
+     position: [0, 0, 0.1005], velocity: [0.5, 0, -2],
+     angular_velocity: [0, 3, 0]}
+  - {name: low, shape: {type: sphere, radius: 0.1}, mass: 1,
+     position: [5, 0, 1], velocity: [0, 0, 1]}
+  - {name: high, shape: {type: sphere, radius: 0.1}, mass: 2,
+     position: [5, 0, 1.2005], velocity: [0, 0, -0.5]}
+  - {name: platform, fixed: true, shape: {type: box, size: [1, 1, 0.1]},
+     position: [10, 0, 1], prescribed: {velocity: [0, 0, 0.3]}}
+  - {name: rider, shape: {type: sphere, radius: 0.1}, mass: 1,
+     position: [10, 0, 1.1505]}
+)",
+                                          "vn0.yaml");
+  TimeStepper stepper(scene);
+  stepper.Step();
+  const std::vector<ContactPoint>& contacts = stepper.last_contacts();
+  const SapProblem& problem = stepper.last_problem();
+  ASSERT_EQ(problem.contacts.size(), contacts.size());
+  int found = 0;
+  for (size_t k = 0; k < contacts.size(); ++k) {
+    const std::string a = stepper.ColliderName(contacts[k].body_a);
+    const std::string b = stepper.ColliderName(contacts[k].body_b);
+    const double vn0 = problem.contacts[k].normal_velocity0;
+    double expected = 0;
+    if (a == "faller" || b == "faller") {
+      expected = -2.0;
+    } else if (a == "low" || b == "low") {
+      expected = -1.5;
+    } else if (a == "rider" || b == "rider") {
+      expected = -0.3;
+    } else {
+      ADD_FAILURE() << "unexpected contact " << a << "-" << b;
+      continue;
+    }
+    ++found;
+    EXPECT_NEAR(vn0, expected, 1e-12) << a << "-" << b;
+  }
+  EXPECT_EQ(found, 3);
 }
 
 // A box released 1 mm deep in the ground without damping pops out: kinetic
