@@ -54,6 +54,9 @@ struct SolverSettings {
   LinearSolverKind linear_solver{LinearSolverKind::kAuto};
   /// Stiction prediction in the Newton iteration (docs/theory.md §16).
   bool stiction_prediction{true};
+  /// The supported Delassus estimate for heavy-on-light contacts
+  /// (docs/theory.md §19); false: SAP's plain estimate.
+  bool supported_delassus_estimate{true};
   /// The exact line search's strong Wolfe slope ratio, 0 to 0.99 (0:
   /// minimize along the ray to round-off; docs/theory.md §7). The default
   /// is SapSolverParameters::line_search_slope_ratio's.

@@ -191,6 +191,11 @@ class Parser {
       s->stiction_prediction =
           r_.Bool(n["stiction_prediction"], "solver.stiction_prediction");
     }
+    if (n["supported_delassus_estimate"]) {
+      s->supported_delassus_estimate =
+          r_.Bool(n["supported_delassus_estimate"],
+                  "solver.supported_delassus_estimate");
+    }
     if (n["line_search_slope_ratio"]) {
       s->line_search_slope_ratio = r_.NonNegative(
           n["line_search_slope_ratio"], "solver.line_search_slope_ratio");

@@ -35,6 +35,7 @@ const std::vector<std::string>& SolverKeys() {
                                           "line_search",
                                           "linear_solver",
                                           "stiction_prediction",
+                                          "supported_delassus_estimate",
                                           "line_search_slope_ratio"};
   return k;
 }

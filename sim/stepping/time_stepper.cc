@@ -111,6 +111,7 @@ SapSolverParameters MakeSapParameters(const SolverSettings& s) {
                       ? LineSearchType::kExact
                       : LineSearchType::kBacktracking;
   p.stiction_prediction = s.stiction_prediction;
+  p.regularization.supported_delassus_estimate = s.supported_delassus_estimate;
   p.line_search_slope_ratio = s.line_search_slope_ratio;
   switch (s.linear_solver) {
     case LinearSolverKind::kAuto:

@@ -163,6 +163,9 @@ bodies:
   EXPECT_EQ(s.solver.linear_solver, LinearSolverKind::kAuto);
   EXPECT_TRUE(s.solver.stiction_prediction);
   EXPECT_TRUE(MakeSapParameters(s.solver).stiction_prediction);
+  EXPECT_TRUE(s.solver.supported_delassus_estimate);
+  EXPECT_TRUE(
+      MakeSapParameters(s.solver).regularization.supported_delassus_estimate);
   EXPECT_EQ(MakeSapParameters(s.solver).line_search_slope_ratio,
             SapSolverParameters().line_search_slope_ratio);
   EXPECT_EQ(s.output.every, 10);
@@ -191,7 +194,8 @@ duration: 1
 solver: {model: rigid, near_rigid_threshold: 0.5, friction_regularization: 0.01,
          rel_tolerance: 1e-8, abs_tolerance: 0, max_iterations: 7,
          line_search: backtracking, linear_solver: cholmod,
-         stiction_prediction: false, line_search_slope_ratio: 0}
+         stiction_prediction: false, line_search_slope_ratio: 0,
+         supported_delassus_estimate: false}
 materials:
   steel: {stiffness: .inf, dissipation_time_scale: 0, friction: 0.2}
   default: {friction: 0.8}
@@ -211,6 +215,8 @@ bodies:
   EXPECT_FALSE(s.solver.stiction_prediction);
   EXPECT_FALSE(MakeSapParameters(s.solver).stiction_prediction);
   EXPECT_EQ(MakeSapParameters(s.solver).line_search_slope_ratio, 0.0);
+  EXPECT_FALSE(
+      MakeSapParameters(s.solver).regularization.supported_delassus_estimate);
   ASSERT_EQ(s.materials.size(), 2u);
   EXPECT_EQ(s.materials[0].name, "default");
   EXPECT_EQ(s.materials[0].friction, 0.8);
