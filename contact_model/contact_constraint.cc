@@ -64,6 +64,19 @@ void ContactConstraint::EvaluateAlong(const Vector3& v_c, const Vector3& dv_c,
 
 void ContactConstraint::EvaluateAsStiction(const Vector3& v_c, Vector3* y,
                                            Matrix3* G) const {
+  if (model_ != ContactModel::kSap) {
+    // The friction band's linearization at zero slip: friction
+    // -mu N v_t / eps_s with N the friction's normal impulse (n0 for
+    // lagged, n(v_n) for similar), Hessian mu N / eps_s; the normal part
+    // as is (docs/theory.md §18).
+    double n, g;
+    HuntCrossleyNormalImpulse(hc_, v_c(kNormal), &n, &g);
+    const double N = model_ == ContactModel::kLagged ? hc_.n0 : n;
+    const double c = hc_.mu * N / hc_.eps_s;
+    *y = Vector3(n, -c * v_c(kTangent1), -c * v_c(kTangent2));
+    *G = Vector3(g, c, c).asDiagonal();
+    return;
+  }
   *y = Vector3(-inverse_R_n_ * (v_c(kNormal) - reg_.v_hat_n),
                -inverse_R_t_ * v_c(kTangent1), -inverse_R_t_ * v_c(kTangent2));
   *G = Vector3(inverse_R_n_, inverse_R_t_, inverse_R_t_).asDiagonal();

@@ -78,8 +78,9 @@ class ContactConstraint {
   void EvaluateAlong(const Vector3& v_c, const Vector3& dv_c,
                      ContactConstraintRayState* state) const;
 
-  /// SAP only. The stiction model at v_c (docs/theory.md §16): the impulse
-  /// and Hessian
+  /// The stiction model at v_c (docs/theory.md §16; for the Hunt-Crossley
+  /// models the friction band's linearization at zero slip, §18): the
+  /// impulse and Hessian
   /// block that region I gives, y = -R^-1 (v_c - v_hat) unprojected [N*s]
   /// and G = R^-1 [(N*s)/(m/s)], extended to every v_c. It majorizes l_k
   /// (1/2 y'Ry >= l_k, equal in region I).

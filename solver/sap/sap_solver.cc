@@ -624,8 +624,7 @@ void SapSolver::SolveFromCandidates(
           if (predicted_stick_[k] != kUnmarked &&
               !state[i].suspend_prediction &&
               !(release && predicted_stick_[k] == kSlidesAtFullStep) &&
-              regions_[k] == ProjectionRegion::kSliding &&
-              model.contacts()[k].constraint.model() == ContactModel::kSap) {
+              regions_[k] == ProjectionRegion::kSliding) {
             predicted_stick_[k] = kPredicted;
             Vector3 y;
             model.contacts()[k].constraint.EvaluateAsStiction(
@@ -767,8 +766,7 @@ void SapSolver::SolveFromCandidates(
               continue;
             }
             if (regions_[k] != ProjectionRegion::kSliding ||
-                predicted_stick_[k] != kUnmarked ||
-                model.contacts()[k].constraint.model() != ContactModel::kSap) {
+                predicted_stick_[k] != kUnmarked) {
               continue;
             }
             const auto v_t = vc_.segment<2>(3 * k + kTangent1);

@@ -314,3 +314,36 @@ TEST(HuntCrossley, ContactConstraintDispatch) {
 
 }  // namespace
 }  // namespace sapcontact
+
+namespace sapcontact {
+namespace {
+
+// The stiction model of a Hunt-Crossley contact (docs/theory.md §16, §18) is
+// the friction band's linearization at zero slip: at v_t = 0 it equals the
+// true impulse and Hessian, and its friction is linear in v_t.
+TEST(HuntCrossley, StictionModelIsTheBandsLinearizationAtZeroSlip) {
+  for (ContactModel model : {ContactModel::kSimilar, ContactModel::kLagged}) {
+    ContactParameters p;
+    p.model = model;
+    p.stiffness = 1e6;
+    p.hunt_crossley_dissipation = 10.0;
+    p.friction = 0.6;
+    RegularizationParameters reg;
+    const ContactConstraint c =
+        ContactConstraint::Make(p, reg, 1e-3, 0.5, -1e-4, -0.01);
+    const Vector3 v0(-0.02, 0.0, 0.0);
+    Vector3 y;
+    Matrix3 G;
+    c.EvaluateAsStiction(v0, &y, &G);
+    const ContactConstraintState s = c.Evaluate(v0);
+    EXPECT_LT((y - s.gamma).norm(), 1e-12 * s.gamma.norm()) << ToString(model);
+    EXPECT_LT((G - s.G).norm(), 1e-9 * s.G.norm()) << ToString(model);
+    const Vector3 v1(-0.02, 3e-3, -1e-3);  // 30 eps_s of slip
+    c.EvaluateAsStiction(v1, &y, &G);
+    EXPECT_NEAR(y(kTangent1), -G(1, 1) * 3e-3, 1e-15) << ToString(model);
+    EXPECT_NEAR(y(kTangent2), G(2, 2) * 1e-3, 1e-15) << ToString(model);
+  }
+}
+
+}  // namespace
+}  // namespace sapcontact

@@ -96,6 +96,19 @@ TEST(StictionPrediction, SameSolutionsAsExactNewton) {
     s.jiggle = speed;
     problems.push_back(fixtures::Chain(12, s));
   }
+  // The boxes again with Hunt-Crossley contacts, whose stiction model is
+  // their friction band's linearization (docs/theory.md §18).
+  const size_t num_sap = problems.size();
+  for (size_t i = 40; i < num_sap; ++i) {
+    for (ContactModel model : {ContactModel::kSimilar, ContactModel::kLagged}) {
+      SapProblem q = problems[i];
+      for (Contact& c : q.contacts) {
+        c.parameters.model = model;
+        c.parameters.hunt_crossley_dissipation = 10.0;
+      }
+      problems.push_back(q);
+    }
+  }
   int with = 0, without = 0, predicted = 0, rejected = 0;
   for (size_t i = 0; i < problems.size(); ++i) {
     const SapProblem& p = problems[i];
