@@ -31,10 +31,13 @@ struct HuntCrossleyConstants {
   /// v_hat = min(f_e0 / (dt k), 1/d) [m/s]: the normal impulse is zero for
   /// v >= v_hat.
   double v_hat{0.0};
-  /// Previous step's normal impulse n0 = dt (f_e0)_+ (1 - d v_n0)_+ [N*s]
-  /// (lagged friction's bound).
+  /// Lagged friction's normal impulse n0 = dt (f_e0)_+ clamp(1 - d v_n0, 0,
+  /// 1) [N*s]: the previous step's Hunt-Crossley impulse, its damping
+  /// factor capped at 1 (docs/theory.md §18: uncapped, impacts multiply the
+  /// bound by 1 + d |v_n0| and jammed piles gain energy).
   double n0{0.0};
-  /// Friction smoothing velocity eps_s = max(v_s, mu R_t n0) [m/s].
+  /// Friction smoothing velocity eps_s = max(v_s, mu R_t dt (f_e0)_+ (1 - d
+  /// v_n0)_+) [m/s] (the uncapped previous impulse).
   double eps_s{0.0};
   /// True when the near-rigid floor lowered k.
   bool near_rigid{false};
