@@ -63,10 +63,10 @@ HuntCrossleyConstants ComputeHuntCrossley(const ContactParameters& params,
   const double v_spring = c.f_e0 / (dt * c.k);  // = -phi0 / dt
   c.v_hat = c.d > 0.0 ? std::min(v_spring, 1.0 / c.d) : v_spring;
   // The previous step's impulse smooths friction during impacts; as the
-  // lagged bound its damping factor is capped at 1 (docs/theory.md §18).
+  // lagged bound its damping factor is capped at 2 (docs/theory.md §18).
   const double elastic0 = dt * std::max(0.0, c.f_e0);
   const double damping0 = std::max(0.0, 1.0 - c.d * v_n0);
-  c.n0 = elastic0 * std::min(damping0, 1.0);
+  c.n0 = elastic0 * std::min(damping0, 2.0);
   const double R_t = reg.friction_regularization * w;
   c.eps_s =
       std::max(params.stiction_tolerance, c.mu * R_t * elastic0 * damping0);

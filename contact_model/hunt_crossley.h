@@ -32,8 +32,8 @@ struct HuntCrossleyConstants {
   /// v >= v_hat.
   double v_hat{0.0};
   /// Lagged friction's normal impulse n0 = dt (f_e0)_+ clamp(1 - d v_n0, 0,
-  /// 1) [N*s]: the previous step's Hunt-Crossley impulse, its damping
-  /// factor capped at 1 (docs/theory.md §18: uncapped, impacts multiply the
+  /// 2) [N*s]: the previous step's Hunt-Crossley impulse, its damping
+  /// factor capped at 2 (docs/theory.md §18: uncapped, impacts multiply the
   /// bound by 1 + d |v_n0| and jammed piles gain energy).
   double n0{0.0};
   /// Friction smoothing velocity eps_s = max(v_s, mu R_t dt (f_e0)_+ (1 - d

@@ -54,7 +54,7 @@ struct Contact {
   Vector3 bias_velocity{Vector3::Zero()};
   /// Normal contact velocity at the start of the step v_n0 [m/s] (positive:
   /// separating). Used only by the Hunt-Crossley models (docs/theory.md
-  /// §18): the lagged friction bound is mu dt f_e0 clamp(1 - d v_n0, 0, 1).
+  /// §18): the lagged friction bound is mu dt f_e0 clamp(1 - d v_n0, 0, 2).
   /// Default 0.
   double normal_velocity0{0.0};
   /// Stiffness, dissipation, friction and contact model.

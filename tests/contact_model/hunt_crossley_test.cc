@@ -211,9 +211,11 @@ TEST(HuntCrossley, NormalImpulseIsTheDiscreteHuntCrossleyForce) {
       ComputeHuntCrossley(p, reg, dt, w, phi0, 0.25);
   EXPECT_DOUBLE_EQ(moving.n0, dt * 100.0 * 0.5);
   EXPECT_EQ(ComputeHuntCrossley(p, reg, dt, w, phi0, 0.6).n0, 0.0);
-  // Approaching, the damping factor 1 - d v_n0 = 3 is capped at 1.
+  // Approaching, the damping factor 1 - d v_n0 is capped at 2.
+  EXPECT_DOUBLE_EQ(ComputeHuntCrossley(p, reg, dt, w, phi0, -0.25).n0,
+                   dt * 100.0 * 1.5);
   EXPECT_DOUBLE_EQ(ComputeHuntCrossley(p, reg, dt, w, phi0, -1.0).n0,
-                   dt * 100.0);
+                   dt * 100.0 * 2.0);
 }
 
 // Sliding fast, lagged friction is mu n0 whatever the normal velocity;
