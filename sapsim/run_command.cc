@@ -63,7 +63,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
          "v_hat; the step's impulses as /solution), one file per step with "
          "contacts: PATH-stepNNNNNN.hdf5 (libfclib stores one problem per "
          "file). Solve them with `sapsim fclib`. Not for scenes with robots "
-         "(FCLib problems hold contacts only)")
+         "or with similar or lagged contact (FCLib problems hold "
+         "friction-cone contacts only)")
       ->each([o](const std::string&) { o->export_fclib_given = true; });
   return run;
 }
@@ -205,6 +206,29 @@ int Run(const RunOptions& o) {
                  "and actuation would be lost)\n",
                  o.scene.c_str());
     return 2;
+  }
+  if (!o.export_fclib.empty()) {
+    // FCLib problems are Coulomb cone problems: a Hunt-Crossley contact's
+    // cost (docs/theory.md §18) is not one, and the exported W, q and
+    // impulses would not match.
+    int hunt_crossley = -1;
+    auto check = [&](int m) {
+      if (m >= 0 && scene.materials[m].model != ContactModel::kSap) {
+        hunt_crossley = m;
+      }
+    };
+    for (const Body& b : scene.bodies) check(b.material_index);
+    for (const auto& r : scene.robots) check(r.material_index);
+    if (hunt_crossley >= 0) {
+      const Material& m = scene.materials[hunt_crossley];
+      RemoveOutputs(o.out);
+      std::fprintf(stderr,
+                   "sapsim run: error: --export-fclib: material '%s' of %s "
+                   "uses the %s contact model; FCLib problems hold "
+                   "friction-cone (sap) contacts only\n",
+                   m.name.c_str(), o.scene.c_str(), ToString(m.model));
+      return 2;
+    }
   }
   if (!o.export_fclib.empty()) {
     try {

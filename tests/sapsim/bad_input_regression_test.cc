@@ -111,6 +111,20 @@ TEST(CommandLineRegression, FclibExportOfARobotSceneIsAnError) {
   ExpectNoOutputs(dir.File("o"));
 }
 
+TEST(CommandLineRegression, FclibExportOfAHuntCrossleySceneIsAnError) {
+  // FCLib problems are friction-cone problems: a lagged or similar contact's
+  // problem is not one (docs/theory.md §18).
+  TempDir dir("cli_hc_fclib");
+  const std::string scene =
+      cli_test::SourceDir() + "/config/scenes/box_slide.yaml";
+  const CliResult r = RunSapsim({"run", scene, "--out", dir.File("o"), "--set",
+                                 "materials.default.model=lagged",
+                                 "--export-fclib", dir.File("steps")});
+  ExpectBadInput(r, "--export-fclib");
+  EXPECT_NE(r.err.find("lagged contact model"), std::string::npos) << r.err;
+  ExpectNoOutputs(dir.File("o"));
+}
+
 TEST(CommandLineRegression, EmptyOutputPathIsAnError) {
   TempDir dir("cli_empty_out");
   const std::string scene = dir.Write("box_rest.yaml", kBoxRest);
