@@ -1,0 +1,76 @@
+// The parts of the _sapcontact extension module, one function per area,
+// called by module.cc in this order (later parts use earlier types).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sapcontact::python {
+
+namespace py = pybind11;
+
+/// SapProblem, SapSolverParameters, SapSolver, SapResults and statistics,
+/// RigidQpSolver, calc_inverse_dynamics (solver_bindings.cc).
+void DefineSolver(py::module_& m);
+/// read_fclib, solve_fclib (fclib_bindings.cc).
+void DefineFclib(py::module_& m);
+/// run_scene, Simulation (simulation_bindings.cc).
+void DefineSimulation(py::module_& m);
+/// sweep (sweep_bindings.cc).
+void DefineSweep(py::module_& m);
+
+/// A file path argument (str or os.PathLike) as text; TypeError naming
+/// `name` otherwise.
+std::string PathArgument(py::handle value, const std::string& name);
+
+/// Scene overrides as "key=value" texts from a dict {key: value} (numbers
+/// exact, bools true/false, sequences as YAML flow lists) or a list of
+/// "key=value" strings; None gives none.
+std::vector<std::string> OverrideList(const py::object& overrides);
+
+/// A settings struct from keyword arguments: `defaults` converted to its
+/// Python class, each keyword set as an attribute (a TypeError for a name
+/// the class does not have, `what` naming the class).
+template <class T>
+T FromKeywords(const T& defaults, const py::kwargs& kwargs,
+               const char* what) {
+  py::object object = py::cast(defaults);
+  for (const auto& item : kwargs) {
+    const std::string key = py::str(item.first);
+    if (key.empty() || key[0] == '_' || !py::hasattr(object, key.c_str())) {
+      throw py::type_error(std::string(what) + ": unknown parameter '" + key +
+                           "'");
+    }
+    py::setattr(object, key.c_str(), item.second);
+  }
+  return object.cast<T>();
+}
+
+/// An enum stored as text in Python: the names and values of its members.
+template <class E>
+using EnumNames = std::vector<std::pair<const char*, E>>;
+
+template <class E>
+E EnumFromText(const EnumNames<E>& names, const std::string& text,
+               const char* field) {
+  std::string choices;
+  for (const auto& [name, value] : names) {
+    if (text == name) return value;
+    choices += (choices.empty() ? "" : ", ") + std::string("'") + name + "'";
+  }
+  throw py::value_error(std::string(field) + ": '" + text +
+                        "' is not one of " + choices);
+}
+
+template <class E>
+const char* EnumToText(const EnumNames<E>& names, E value) {
+  for (const auto& [name, v] : names) {
+    if (v == value) return name;
+  }
+  return "unknown";
+}
+
+}  // namespace sapcontact::python
