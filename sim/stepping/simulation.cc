@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "sapcontact/sim/collision/contact_point.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/stepping/scene_collision.h"
 
@@ -77,6 +78,139 @@ void WriteJointRows(std::ofstream& out, const TimeStepper& stepper) {
   }
 }
 
+// Throws SimulationError naming the step, the file and the column unless
+// every value is finite.
+void CheckFiniteRow(int step, const char* file, const char* const* columns,
+                    const double* values, int count) {
+  for (int i = 0; i < count; ++i) {
+    if (std::isfinite(values[i])) continue;
+    char what[200];
+    std::snprintf(what, sizeof(what), "step %d: %s: %s = %g is not finite",
+                  step, file, columns[i], values[i]);
+    throw SimulationError(step, what);
+  }
+}
+
+constexpr char kContactsHeader[] =
+    "time,body_a,body_b,x,y,z,nx,ny,nz,phi,impulse_n,impulse_tx,impulse_ty,"
+    "impulse_tz,slip_speed\n";
+constexpr char kStepsHeader[] =
+    "time,contacts,newton_iterations,solver_time_s,collision_time_s,"
+    "max_penetration_m,kinetic_energy_J,potential_energy_J,elastic_energy_J,"
+    "failed\n";
+
+// The generalized velocities at the end of the last step, stacked in the
+// order of the stepper's problem trees: the moving (non-fixed) bodies in
+// scene order, (v, w) of each in the world frame, then the robots with
+// degrees of freedom, their v. Both solver models leave exactly these in
+// the state.
+Eigen::VectorXd EndVelocities(const TimeStepper& stepper) {
+  const Scene& scene = stepper.scene();
+  Eigen::VectorXd v(stepper.last_problem().num_velocities());
+  Eigen::Index offset = 0;
+  auto append = [&](const Eigen::Ref<const Eigen::VectorXd>& x) {
+    if (offset + x.size() > v.size()) return;
+    v.segment(offset, x.size()) = x;
+    offset += x.size();
+  };
+  for (size_t b = 0; b < scene.bodies.size(); ++b) {
+    if (scene.bodies[b].fixed) continue;
+    Eigen::Matrix<double, 6, 1> x;
+    x << stepper.state()[b].velocity, stepper.state()[b].angular_velocity;
+    append(x);
+  }
+  for (const RobotState& r : stepper.robot_states()) {
+    if (r.v.size() > 0) append(r.v);
+  }
+  if (offset != v.size()) {
+    throw std::logic_error(
+        "contacts.csv: the state's velocities do not match the contact "
+        "problem's trees");
+  }
+  return v;
+}
+
+// contacts.csv: one row per contact of the last step (columns in
+// simulation.h). The impulses are the stepper's (contact frame n, t1, t2 of
+// ContactFrameRows(normal), conventions.h), turned into world vectors; the
+// slip is |v_t| of v_c = J v + bias with v at the end of the step.
+void WriteContactRows(std::ofstream& out, const TimeStepper& stepper,
+                      int step) {
+  const std::vector<ContactPoint>& contacts = stepper.last_contacts();
+  const SapProblem& problem = stepper.last_problem();
+  const Eigen::VectorXd& gamma = stepper.last_impulses();
+  const size_t nc = contacts.size();
+  if (nc == 0) return;
+  if (problem.contacts.size() != nc ||
+      gamma.size() != 3 * static_cast<Eigen::Index>(nc)) {
+    throw std::logic_error(
+        "contacts.csv: the last step's contacts, problem and impulses differ "
+        "in size");
+  }
+  const Eigen::VectorXd v = EndVelocities(stepper);
+  const std::vector<int> offsets = problem.TreeOffsets();
+  static const char* const kColumns[] = {
+      "x",          "y",          "z",          "nx",
+      "ny",         "nz",         "phi",        "impulse_n",
+      "impulse_tx", "impulse_ty", "impulse_tz", "slip_speed"};
+  char time[40], numbers[420];
+  std::snprintf(time, sizeof(time), "%.9g,", stepper.time());
+  for (size_t k = 0; k < nc; ++k) {
+    const ContactPoint& cp = contacts[k];
+    const Contact& c = problem.contacts[k];
+    const Matrix3 rows = ContactFrameRows(cp.normal);
+    const Vector3 g = gamma.segment<3>(3 * k);
+    const Vector3 friction = rows.row(kTangent1).transpose() * g(kTangent1) +
+                             rows.row(kTangent2).transpose() * g(kTangent2);
+    Vector3 v_c = c.bias_velocity;
+    if (c.first.tree >= 0) {
+      v_c += c.first.J * v.segment(offsets[c.first.tree], c.first.J.cols());
+    }
+    if (c.second && c.second->tree >= 0) {
+      v_c +=
+          c.second->J * v.segment(offsets[c.second->tree], c.second->J.cols());
+    }
+    const double values[12] = {
+        cp.position.x(), cp.position.y(), cp.position.z(),
+        cp.normal.x(),   cp.normal.y(),   cp.normal.z(),
+        cp.phi,          g(kNormal),      friction.x(),
+        friction.y(),    friction.z(),    Tangential(v_c).norm()};
+    CheckFiniteRow(step, "contacts.csv", kColumns, values, 12);
+    std::snprintf(numbers, sizeof(numbers),
+                  ",%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,"
+                  "%.12g,%.12g,%.12g\n",
+                  values[0], values[1], values[2], values[3], values[4],
+                  values[5], values[6], values[7], values[8], values[9],
+                  values[10], values[11]);
+    out << time << stepper.ColliderName(cp.body_a) << ','
+        << stepper.ColliderName(cp.body_b) << numbers;
+  }
+}
+
+// steps.csv: the row of one step (columns in simulation.h); the energies
+// are those at its start.
+void WriteStepRow(std::ofstream& out, const TimeStepper& stepper, int step,
+                  const StepInfo& info, double kinetic, double potential) {
+  static const char* const kColumns[] = {"time",
+                                         "solver_time_s",
+                                         "collision_time_s",
+                                         "max_penetration_m",
+                                         "kinetic_energy_J",
+                                         "potential_energy_J",
+                                         "elastic_energy_J"};
+  const double values[7] = {
+      stepper.time(),       info.solver_time, info.collision_time,
+      info.max_penetration, kinetic,          potential,
+      info.elastic_energy};
+  CheckFiniteRow(step, "steps.csv", kColumns, values, 7);
+  char line[400];
+  std::snprintf(
+      line, sizeof(line), "%.9g,%d,%d,%.6g,%.6g,%.12g,%.12g,%.12g,%.12g,%d\n",
+      values[0], info.contacts, info.newton_iterations, values[1], values[2],
+      values[3], values[4], values[5], values[6], info.failed ? 1 : 0);
+  out << line;
+}
+
 // Throws SimulationError unless every number of the summary is finite.
 void CheckFinite(const SimulationSummary& s) {
   const std::pair<const char*, double> fields[] = {
@@ -126,6 +260,36 @@ struct PartialFile {
   }
   std::filesystem::path path;
   bool committed{false};
+};
+
+// An output file written under DIR/NAME.partial and renamed to DIR/NAME at
+// the end; inactive (writes nothing) when constructed with active = false.
+struct OutputFile {
+  OutputFile(bool active, const std::filesystem::path& dir, const char* name)
+      : final_path(active ? dir / name : std::filesystem::path()),
+        tmp(active ? dir / (std::string(name) + ".partial")
+                   : std::filesystem::path()) {}
+  bool active() const { return !final_path.empty(); }
+  // Opens the temporary file and writes the header. @throws
+  // std::runtime_error when it cannot be written.
+  void Open(const char* header) {
+    if (!active()) return;
+    out.open(tmp.path);
+    if (!out) throw std::runtime_error("cannot write " + tmp.path.string());
+    out << header;
+  }
+  // Closes the temporary file. @throws std::runtime_error on a write error.
+  void Close() {
+    if (!out.is_open()) return;
+    out.close();
+    if (!out) throw std::runtime_error("error writing " + tmp.path.string());
+  }
+  void Commit() {
+    if (active()) tmp.CommitAs(final_path);
+  }
+  std::filesystem::path final_path;
+  PartialFile tmp;
+  std::ofstream out;
 };
 
 }  // namespace
@@ -305,6 +469,8 @@ SimulationSummary RunSimulation(const Scene& scene,
   PartialFile traj_tmp(write ? dir / "trajectory.csv.partial" : fs::path());
   PartialFile summary_tmp(write ? dir / "summary.json.partial" : fs::path());
   std::ofstream trajectory;
+  OutputFile contacts(write && options.write_contacts, dir, "contacts.csv");
+  OutputFile steps_csv(write && options.write_steps, dir, "steps.csv");
   if (write) {
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -316,6 +482,11 @@ SimulationSummary RunSimulation(const Scene& scene,
     fs::remove(traj_final, ec);
     fs::remove(summary_final, ec);
     fs::remove(joints_final, ec);
+    // Also those this run does not write: they would not match it.
+    fs::remove(dir / "contacts.csv", ec);
+    fs::remove(dir / "steps.csv", ec);
+    contacts.Open(kContactsHeader);
+    steps_csv.Open(kStepsHeader);
     if (write_joints) {
       joints.open(joints_tmp.path);
       if (!joints) {
@@ -382,6 +553,12 @@ SimulationSummary RunSimulation(const Scene& scene,
     if (trajectory.is_open() && ((n + 1) % every == 0 || n + 1 == steps)) {
       WriteRows(trajectory, stepper);
       if (joints.is_open()) WriteJointRows(joints, stepper);
+      if (contacts.out.is_open()) {
+        WriteContactRows(contacts.out, stepper, n + 1);
+      }
+    }
+    if (steps_csv.out.is_open()) {
+      WriteStepRow(steps_csv.out, stepper, n + 1, info, kinetic, potential);
     }
     if (options.on_step) options.on_step(stepper, info);
   }
@@ -422,8 +599,12 @@ SimulationSummary RunSimulation(const Scene& scene,
       if (!joints) {
         throw std::runtime_error("error writing " + joints_tmp.path.string());
       }
-      joints_tmp.CommitAs(joints_final);
     }
+    contacts.Close();
+    steps_csv.Close();
+    if (write_joints) joints_tmp.CommitAs(joints_final);
+    contacts.Commit();
+    steps_csv.Commit();
     traj_tmp.CommitAs(traj_final);
     summary_tmp.CommitAs(summary_final);
   }

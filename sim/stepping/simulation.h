@@ -5,10 +5,37 @@
 //   DIR/summary.json    the SimulationSummary fields below and `bodies`, the
 //                       final {name, position, quaternion_wxyz, velocity,
 //                       angular_velocity} of every body.
+//   DIR/joints.csv      with robots: time,robot,joint,position,velocity,effort
+//   DIR/contacts.csv    with SimulationOptions::write_contacts: one row per
+//                       contact of the steps trajectory.csv has rows for
+//                       (every output.every steps and the last):
+//     time,body_a,body_b,x,y,z,nx,ny,nz,phi,impulse_n,impulse_tx,impulse_ty,
+//     impulse_tz,slip_speed
+//                       time: end of the step [s]; body_a, body_b: collider
+//                       names (TimeStepper::ColliderName: "ground",
+//                       "arm/link3/0"); x,y,z: contact point at the start of
+//                       the step (world) [m]; nx,ny,nz: unit normal from A
+//                       into B (world); phi: signed distance at the start of
+//                       the step [m] (< 0: penetration); impulse_n: normal
+//                       impulse on B along +n [N*s] (>= 0; A gets the
+//                       opposite); impulse_tx,ty,tz: friction impulse on B as
+//                       a world vector (orthogonal to n) [N*s]; slip_speed:
+//                       |v_t| of B relative to A at the contact point at the
+//                       end of the step [m/s]. Both solver models.
+//   DIR/steps.csv       with SimulationOptions::write_steps: one row per step:
+//     time,contacts,newton_iterations,solver_time_s,collision_time_s,
+//     max_penetration_m,kinetic_energy_J,potential_energy_J,elastic_energy_J,
+//     failed
+//                       time: end of the step [s]; the StepInfo fields of the
+//                       step; the energies [J] at the START of the step (the
+//                       poses its contacts were found at, as summary.json's
+//                       energy_*: their sum is the total energy E_n); failed:
+//                       1 when the contact solver did not converge, else 0.
 // Files are written under temporary names (*.partial) and renamed at the
-// end; existing trajectory.csv and summary.json are removed first, and the
+// end; existing outputs (all of the above) are removed first, and the
 // temporary files are removed when an exception ends the run, so a failed or
-// interrupted run leaves no output claiming success.
+// interrupted run leaves no output claiming success. No file ever holds a
+// non-finite number (the run throws SimulationError instead).
 #pragma once
 
 #include <functional>
@@ -23,6 +50,12 @@ namespace sapcontact {
 struct SimulationOptions {
   /// Output directory (created if missing); empty: write nothing.
   std::string output_dir;
+  /// Also write DIR/contacts.csv (per-contact positions, normals, impulses,
+  /// slip; see above). Ignored without output_dir.
+  bool write_contacts{false};
+  /// Also write DIR/steps.csv (one row per step: contacts, iterations,
+  /// times, penetration, energies; see above). Ignored without output_dir.
+  bool write_steps{false};
   /// Called after every step (e.g. for a progress bar or extra metrics).
   std::function<void(const TimeStepper&, const StepInfo&)> on_step;
 };

@@ -143,6 +143,8 @@ TimeStepper::TimeStepper(const Scene& scene)
       sap_(MakeSapParameters(scene.solver)) {
   const int nb = static_cast<int>(scene_.bodies.size());
   state_.resize(nb);
+  applied_force_.assign(nb, Vector3::Zero());
+  applied_torque_.assign(nb, Vector3::Zero());
   const int nm = static_cast<int>(scene_.materials.size());
   pair_parameters_.resize(static_cast<size_t>(nm) * nm);
   for (int a = 0; a < nm; ++a) {
@@ -193,6 +195,7 @@ void TimeStepper::SetUpRobots() {
   tree_of_robot_.assign(nr, -1);
   link_poses_.resize(nr);
   robot_efforts_.resize(nr);
+  applied_tau_.resize(nr);
   robot_M_.resize(nr);
   robot_momentum_.resize(nr);
   robot_previous_v_.resize(nr);
@@ -366,6 +369,16 @@ void TimeStepper::BuildProblem() {
     tree.v_star.tail<3>() +=
         dt * tree.A.bottomRightCorner<3, 3>().ldlt().solve(torque);
   }
+  // Wrenches applied by the caller (SetAppliedWrench).
+  for (size_t t = 0; t < body_of_tree_.size(); ++t) {
+    const int b = body_of_tree_[t];
+    if (b < 0) continue;
+    if (applied_force_[b].isZero(0) && applied_torque_[b].isZero(0)) continue;
+    Tree& tree = problem_.trees[t];
+    tree.v_star.head<3>() += dt * applied_force_[b] / scene_.bodies[b].mass;
+    tree.v_star.tail<3>() += dt * tree.A.bottomRightCorner<3, 3>().ldlt().solve(
+                                      applied_torque_[b]);
+  }
   problem_.limits.clear();
   problem_.holonomic.clear();
   problem_.actuation.clear();
@@ -448,6 +461,7 @@ void TimeStepper::AddRobotProblem(int r) {
     wrench << f.force.Value(t_end), f.torque.Value(t_end);
     tau_.noalias() += frame_J_.transpose() * wrench;
   }
+  if (applied_tau_[r].size() == n) tau_ += applied_tau_[r];
   Tree& tree = problem_.trees[t];
   tree.A = M;
   tree.A.diagonal() += dt * mb.DampingVector();
@@ -560,6 +574,46 @@ void TimeStepper::AddRobotProblem(int r) {
   }
   actuation_of_robot_[r] = static_cast<int>(problem_.actuation.size());
   problem_.actuation.push_back(std::move(a));
+}
+
+void TimeStepper::SetAppliedWrench(int body, const Vector3& force,
+                                   const Vector3& torque) {
+  if (body < 0 || body >= static_cast<int>(scene_.bodies.size()) ||
+      scene_.bodies[body].fixed) {
+    throw std::invalid_argument(
+        "TimeStepper::SetAppliedWrench: body " + std::to_string(body) +
+        " is not a free body of the scene");
+  }
+  if (!force.allFinite() || !torque.allFinite()) {
+    throw std::invalid_argument(
+        "TimeStepper::SetAppliedWrench: body '" + scene_.bodies[body].name +
+        "': force and torque must be finite");
+  }
+  applied_force_[body] = force;
+  applied_torque_[body] = torque;
+}
+
+void TimeStepper::SetAppliedGeneralizedForces(int r,
+                                              const Eigen::VectorXd& tau) {
+  if (r < 0 || r >= static_cast<int>(robot_state_.size())) {
+    throw std::invalid_argument(
+        "TimeStepper::SetAppliedGeneralizedForces: no robot " +
+        std::to_string(r));
+  }
+  const int n = scene_.robots[r].description.tree.num_velocities();
+  if (tau.size() != n || !tau.allFinite()) {
+    throw std::invalid_argument(
+        "TimeStepper::SetAppliedGeneralizedForces: robot '" +
+        scene_.robots[r].name + "' needs " + std::to_string(n) +
+        " finite generalized forces, got " + std::to_string(tau.size()));
+  }
+  applied_tau_[r] = tau;
+}
+
+void TimeStepper::ClearAppliedForces() {
+  for (Vector3& f : applied_force_) f.setZero();
+  for (Vector3& t : applied_torque_) t.setZero();
+  for (Eigen::VectorXd& tau : applied_tau_) tau.resize(0);
 }
 
 void TimeStepper::SetState(const std::vector<BodyState>& state) {

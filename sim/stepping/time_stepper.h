@@ -142,6 +142,21 @@ class TimeStepper {
   /// @throws std::invalid_argument on a wrong size.
   void SetState(const std::vector<BodyState>& state);
 
+  /// A force [N] and torque [N m] (world frame, the force through the
+  /// centre of mass) on free body `body` (index into scene().bodies), held
+  /// during every following step until replaced; it enters v* like the
+  /// scene's external forces. For callers that drive a simulation step by
+  /// step (a Python controller). @throws std::invalid_argument on a body
+  /// that does not move (fixed or out of range) or non-finite values.
+  void SetAppliedWrench(int body, const Vector3& force, const Vector3& torque);
+  /// Generalized forces [N m or N per DOF] on robot r's coordinates (its
+  /// tree's velocity order), added to the step's generalized forces during
+  /// every following step until replaced. @throws std::invalid_argument on
+  /// a wrong robot index or size, or non-finite values.
+  void SetAppliedGeneralizedForces(int r, const Eigen::VectorXd& tau);
+  /// Removes every applied wrench and generalized force.
+  void ClearAppliedForces();
+
   /// Advances one time step. Solver non-convergence is reported in
   /// StepInfo (the step goes on); anything that makes going on meaningless
   /// throws SimulationError (the state is then not advanced further).
@@ -229,6 +244,10 @@ class TimeStepper {
   bool have_previous_guess_{false};
   std::vector<const Eigen::VectorXd*> candidates_;
   SapSolverResults sap_results_;
+  // SetAppliedWrench / SetAppliedGeneralizedForces: per body (zero when
+  // none), per robot (empty when none).
+  std::vector<Vector3> applied_force_, applied_torque_;
+  std::vector<Eigen::VectorXd> applied_tau_;
 };
 
 /// A rough upper estimate of the memory the rigid-contact QP needs for
