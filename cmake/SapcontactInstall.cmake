@@ -59,7 +59,7 @@ if(SAPCONTACT_BUILD_STUDIES)
 endif()
 if(SAPCONTACT_BUILD_SIM)
   string(APPEND all_libs
-    "-lsapcontact_sim_stepping -lsapcontact_sim_scene -lsapcontact_sim_collision -lsapcontact_sim_geometry ")
+    "-lsapcontact_sim_replay -lsapcontact_sim_stepping -lsapcontact_sim_scene -lsapcontact_sim_collision -lsapcontact_sim_geometry ")
   string(APPEND SAPCONTACT_PC_REQUIRES " yaml-cpp")
 endif()
 if(SAPCONTACT_BUILD_FCLIB)

@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "sapcontact/fclib/fclib_step_export.h"
+#include "sapcontact/sim/replay/replay.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/scene/scene_loader.h"
 #include "sapcontact/sim/stepping/simulation.h"
+#include "sapcontact/studies/run_plots.h"
 
 namespace sapcontact::cli {
 
@@ -66,17 +68,40 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
          "or with similar or lagged contact (FCLib problems hold "
          "friction-cone contacts only)")
       ->each([o](const std::string&) { o->export_fclib_given = true; });
+  run->add_flag(
+      "--html", o->html,
+      "after the run, write DIR/replay.html: a self-contained page (three.js "
+      "inlined from Debian's libjs-three; opens from file:// without "
+      "network) that plays the run in a browser: bodies and robot links, "
+      "play/pause, time slider, speed, orbiting camera, and contact points "
+      "with impulse arrows (implies --contacts). `sapsim view DIR` writes it "
+      "for an earlier run");
+  run->add_flag("--contacts", o->contacts,
+                "also write DIR/contacts.csv: every contact of the output "
+                "steps (columns time,body_a,body_b,x,y,z,nx,ny,nz,phi,"
+                "impulse_n,impulse_tx,impulse_ty,impulse_tz,slip_speed; "
+                "docs/output.md)");
+  run->add_flag(
+      "--plot", o->plot,
+      "also write DIR/steps.csv (one row per step: contacts, solver "
+      "iterations and time, max penetration, energies) and, after the run, "
+      "PNGs drawn by gnuplot: heights.png and speeds.png (every moving "
+      "body's centre of mass), energy.png, contacts.png, iterations.png, "
+      "solver_time.png, penetration.png (DIR/run_plots.gp redraws them)");
   return run;
 }
 
 namespace {
 
-// Removes DIR/trajectory.csv, summary.json and joints.csv if present (a failed
-// run must not leave an earlier run's outputs looking like its own).
+// Removes DIR/trajectory.csv, summary.json, joints.csv and the replay files
+// if present (a failed run must not leave an earlier run's outputs looking
+// like its own).
 void RemoveOutputs(const std::string& dir) {
   if (dir.empty()) return;
   std::error_code ec;
-  for (const char* name : {"trajectory.csv", "summary.json", "joints.csv"}) {
+  for (const char* name :
+       {"trajectory.csv", "summary.json", "joints.csv", "contacts.csv",
+        "steps.csv", kReplaySceneFile, kReplayPosesFile, kReplayPageFile}) {
     std::filesystem::remove(std::filesystem::path(dir) / name, ec);
   }
 }
@@ -176,6 +201,8 @@ int Run(const RunOptions& o) {
   const bool progress = !o.quiet && isatty(STDERR_FILENO);
   SimulationOptions options;
   options.output_dir = o.out;
+  options.write_contacts = o.contacts || o.html;
+  options.write_steps = o.plot;
   int last_percent = -1;
   if (progress) {
     options.on_step = [&](const TimeStepper& stepper, const StepInfo& info) {
@@ -252,6 +279,41 @@ int Run(const RunOptions& o) {
       if (progress_bar) progress_bar(stepper, info);
     };
   }
+  // The replay files: three.js must be there before a long run, not after;
+  // an earlier run's page must not outlive this run.
+  if (o.html) {
+    try {
+      ReadThreeJs(DefaultThreeJsPath());
+    } catch (const ReplayError& e) {
+      RemoveOutputs(o.out);
+      std::fprintf(stderr, "sapsim run: error: --html: %s\n", e.what());
+      return 2;
+    }
+  }
+  {
+    // Files this run may not write would not match it.
+    std::error_code ec;
+    const std::filesystem::path dir(o.out);
+    std::filesystem::remove(dir / kReplayPageFile, ec);
+    for (const std::string& png : RunPlotFiles()) {
+      std::filesystem::remove(dir / png, ec);
+    }
+  }
+  std::unique_ptr<ReplayPoseRecorder> poses;
+  try {
+    poses = std::make_unique<ReplayPoseRecorder>(scene, o.out);
+  } catch (const ReplayError& e) {
+    RemoveOutputs(o.out);
+    std::fprintf(stderr, "sapsim run: error: %s\n", e.what());
+    return 2;
+  }
+  if (poses->active()) {
+    options.on_step = [&poses, before = options.on_step](
+                          const TimeStepper& stepper, const StepInfo& info) {
+      poses->Record(stepper);
+      if (before) before(stepper, info);
+    };
+  }
   SimulationSummary s;
   try {
     s = RunSimulation(scene, options);
@@ -279,6 +341,26 @@ int Run(const RunOptions& o) {
     return 2;
   }
   if (progress) std::fprintf(stderr, "\n");
+  ReplayPageInfo page;
+  try {
+    poses->Commit();
+    WriteReplayScene(scene, o.out);
+    if (o.html) page = WriteReplayPage(o.out);
+  } catch (const ReplayError& e) {
+    std::fprintf(stderr, "sapsim run: error: %s\n", e.what());
+    return 2;
+  }
+  // --plot: like a sweep's plots, a failure (gnuplot missing or failing)
+  // leaves the run's files in place and makes the exit status 1.
+  bool plotted = true;
+  if (o.plot) {
+    try {
+      WriteRunPlots(o.out);
+    } catch (const std::runtime_error& e) {
+      std::fprintf(stderr, "sapsim run: error: --plot: %s\n", e.what());
+      plotted = false;
+    }
+  }
   if (!o.quiet) {
     std::printf(
         "%s: simulated %.3f s in %d steps of %g s (%s model%s) in %.2f s wall "
@@ -320,8 +402,27 @@ int Run(const RunOptions& o) {
       std::printf("FCLib: %d step problems written to %s\n",
                   fclib->files_written(), fclib->PathPattern().c_str());
     }
+    if (options.write_contacts) {
+      std::printf("Contacts: %s/contacts.csv\n", o.out.c_str());
+    }
+    if (o.plot && plotted) {
+      std::string list;
+      for (const std::string& png : RunPlotFiles()) {
+        list += (list.empty() ? "" : ", ") + png;
+      }
+      std::printf("Plots: %s/{%s} (data: %s/steps.csv)\n", o.out.c_str(),
+                  list.c_str(), o.out.c_str());
+    }
+    if (o.html) {
+      std::printf(
+          "Replay: %s (%.1f MB, %d of %d frames%s); open it in a browser\n",
+          page.path.c_str(), page.bytes / 1e6, page.frames, page.frames_in_run,
+          page.has_contacts
+              ? (", " + std::to_string(page.contacts) + " contacts").c_str()
+              : "");
+    }
   }
-  return s.failed_steps > 0 ? 1 : 0;
+  return s.failed_steps > 0 || !plotted ? 1 : 0;
 }
 
 }  // namespace sapcontact::cli

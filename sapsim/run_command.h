@@ -19,6 +19,14 @@ struct RunOptions {
   std::string export_fclib;
   /// Whether --export-fclib was given (an empty PATH is then an error).
   bool export_fclib_given{false};
+  /// --html: after the run, write DIR/replay.html (sim/replay/replay.h);
+  /// implies contacts.
+  bool html{false};
+  /// --contacts: write DIR/contacts.csv (SimulationOptions::write_contacts).
+  bool contacts{false};
+  /// --plot: write DIR/steps.csv and, after the run, the PNGs of
+  /// studies/run_plots.h.
+  bool plot{false};
 };
 
 /// Adds the `run` subcommand to `app`, filling `options`.

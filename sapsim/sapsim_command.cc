@@ -14,6 +14,7 @@
 #include "sapsim/fclib_command.h"
 #include "sapsim/run_command.h"
 #include "sapsim/sweep_command.h"
+#include "sapsim/view_command.h"
 
 namespace sapcontact::cli {
 namespace {
@@ -136,6 +137,8 @@ int Main(int argc, const char* const* argv) {
   FclibCommandOptions fclib_options;
   CLI::App* fclib = AddFclibCommand(app, &fclib_options);
   SweepCommands sweep_commands(app);
+  ViewOptions view_options;
+  CLI::App* view = AddViewCommand(app, &view_options);
 
   CLI::App* demo = app.add_subcommand(
       "demo",
@@ -167,6 +170,7 @@ int Main(int argc, const char* const* argv) {
   try {
     if (*run) return Run(run_options);
     if (*fclib) return RunFclib(fclib_options);
+    if (*view) return RunView(view_options);
     if (sweep_commands.selected()) return sweep_commands.Run();
     if (*est) return RunEstimate(mass, n, dt, k, tau_d, mu, beta, sigma, g);
     if (*demo) {

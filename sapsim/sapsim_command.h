@@ -1,6 +1,6 @@
 // The whole `sapsim` program as a function (sapsim.cc calls it), so that
 // tests run command lines in process: the subcommands of run_command.h,
-// sweep_command.h and fclib_command.h plus `estimate` and `demo`.
+// sweep_command.h, fclib_command.h and view_command.h plus `estimate` and `demo`.
 //
 // One error path: every bad command line (unknown option, missing or empty
 // value, a value that fails its check, no subcommand) prints

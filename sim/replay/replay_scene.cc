@@ -1,0 +1,187 @@
+// replay_scene.json and replay_poses.csv (replay.h).
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "sapcontact/sim/replay/replay.h"
+#include "sapcontact/sim/stepping/scene_collision.h"
+#include "sapcontact/sim/stepping/simulation.h"
+
+namespace sapcontact {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json PoseJson(const Pose& p) {
+  const Eigen::Quaterniond& q = p.orientation;
+  return Json{p.position.x(), p.position.y(), p.position.z(), q.w(),
+              q.x(),          q.y(),          q.z()};
+}
+
+Json ShapeFields(const Shape& s, Json object) {
+  object["shape"] = ShapeTypeName(s.type);
+  switch (s.type) {
+    case ShapeType::kBox:
+      object["size"] = {s.size.x(), s.size.y(), s.size.z()};
+      break;
+    case ShapeType::kSphere:
+      object["radius"] = s.radius;
+      break;
+    case ShapeType::kCapsule:
+      object["radius"] = s.radius;
+      object["length"] = s.length;
+      break;
+    case ShapeType::kPlane:
+      break;
+  }
+  return object;
+}
+
+}  // namespace
+
+std::string ReplaySceneJson(const Scene& scene) {
+  Json j;
+  j["format"] = "sapcontact replay scene";
+  j["version"] = 1;
+  j["scene"] = scene.source;
+  j["time_step"] = scene.time_step;
+  j["output_every"] = scene.output.every;
+  j["duration"] = scene.duration;
+  Json materials = Json::array();
+  for (const Material& m : scene.materials) materials.push_back(m.name);
+  j["materials"] = materials;
+  Json objects = Json::array();
+  for (const Body& b : scene.bodies) {
+    Json o;
+    o["name"] = b.name;
+    o["kind"] = "body";
+    o = ShapeFields(b.shape, o);
+    o["material"] = b.material;
+    o["fixed"] = b.fixed;
+    o["motion"] = !b.fixed ? "trajectory" : b.prescribed ? "poses" : "static";
+    o["pose"] = PoseJson(b.pose);
+    objects.push_back(o);
+  }
+  std::vector<Eigen::VectorXd> q;
+  for (const RobotSpec& r : scene.robots) q.push_back(RobotInitialPositions(r));
+  const std::vector<Pose> poses = ColliderPoses(scene, q);
+  size_t c = scene.bodies.size();
+  for (const RobotSpec& r : scene.robots) {
+    const std::vector<bool> moves = MovingLinks(r.description.tree);
+    for (const RobotGeometry& g : r.description.geometries) {
+      Json o;
+      o["name"] = r.name + "/" + g.name;
+      o["kind"] = "link";
+      o = ShapeFields(g.shape, o);
+      o["material"] = r.material;
+      o["fixed"] = !moves[g.link];
+      o["motion"] = moves[g.link] ? "poses" : "static";
+      o["pose"] = PoseJson(poses[c++]);
+      objects.push_back(o);
+    }
+  }
+  j["objects"] = objects;
+  return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+void WriteReplayScene(const Scene& scene, const std::string& dir) {
+  const std::filesystem::path path =
+      std::filesystem::path(dir) / kReplaySceneFile;
+  std::ofstream out(path);
+  out << ReplaySceneJson(scene);
+  out.close();
+  if (!out) throw ReplayError("cannot write " + path.string());
+}
+
+ReplayPoseRecorder::ReplayPoseRecorder(const Scene& scene,
+                                       const std::string& dir)
+    : scene_(scene),
+      partial_(std::filesystem::path(dir) /
+               (std::string(kReplayPosesFile) + ".partial")),
+      final_(std::filesystem::path(dir) / kReplayPosesFile),
+      every_(std::max(1, scene.output.every)),
+      steps_(StepCount(scene)) {
+  std::error_code ec;
+  std::filesystem::remove(final_, ec);
+  bool any = !scene.robots.empty();
+  for (const Body& b : scene.bodies) any = any || b.prescribed;
+  if (!any) return;
+  std::filesystem::create_directories(partial_.parent_path(), ec);
+  file_ = std::fopen(partial_.c_str(), "w");
+  if (file_ == nullptr) throw ReplayError("cannot write " + partial_.string());
+  std::fputs("time,name,x,y,z,qw,qx,qy,qz\n", file_);
+}
+
+ReplayPoseRecorder::~ReplayPoseRecorder() {
+  if (file_ == nullptr) return;
+  std::fclose(file_);
+  std::error_code ec;
+  std::filesystem::remove(partial_, ec);
+}
+
+void ReplayPoseRecorder::WriteRows(double t, const std::vector<Pose>& poses) {
+  char time[40];
+  std::snprintf(time, sizeof(time), "%.9g", t);
+  auto row = [&](const std::string& name, const Pose& p) {
+    const Vector3& x = p.position;
+    const Eigen::Quaterniond& q = p.orientation;
+    std::fprintf(file_, "%s,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", time,
+                 name.c_str(), x.x(), x.y(), x.z(), q.w(), q.x(), q.y(), q.z());
+  };
+  size_t c = 0;
+  for (const Body& b : scene_.bodies) {
+    if (b.prescribed) row(b.name, poses[c]);
+    ++c;
+  }
+  for (const RobotSpec& spec : scene_.robots) {
+    const std::vector<bool> moves = MovingLinks(spec.description.tree);
+    for (const RobotGeometry& g : spec.description.geometries) {
+      if (moves[g.link]) row(spec.name + "/" + g.name, poses[c]);
+      ++c;
+    }
+  }
+}
+
+void ReplayPoseRecorder::Record(const TimeStepper& stepper) {
+  if (file_ == nullptr) return;
+  if (!wrote_initial_) {
+    // The state before the first step, as trajectory.csv's first rows.
+    wrote_initial_ = true;
+    std::vector<Eigen::VectorXd> q;
+    for (const RobotSpec& r : scene_.robots) {
+      q.push_back(RobotInitialPositions(r));
+    }
+    WriteRows(0.0, ColliderPoses(scene_, q));
+  }
+  const int n = stepper.steps_taken();
+  if (n % every_ != 0 && n != steps_) return;
+  std::vector<Pose> poses;
+  for (const BodyState& s : stepper.state()) poses.push_back(s.pose);
+  for (size_t r = 0; r < scene_.robots.size(); ++r) {
+    const RobotDescription& d = scene_.robots[r].description;
+    const std::vector<Eigen::Isometry3d> X_WL =
+        stepper.LinkPoses(static_cast<int>(r));
+    for (const RobotGeometry& g : d.geometries) {
+      Pose p;
+      p.position = X_WL[g.link] * g.pose_in_link.position;
+      p.orientation = Eigen::Quaterniond(X_WL[g.link].linear()) *
+                      g.pose_in_link.orientation;
+      poses.push_back(p);
+    }
+  }
+  WriteRows(stepper.time(), poses);
+}
+
+void ReplayPoseRecorder::Commit() {
+  if (file_ == nullptr) return;
+  const bool ok = std::fclose(file_) == 0;
+  file_ = nullptr;
+  std::error_code ec;
+  if (ok) std::filesystem::rename(partial_, final_, ec);
+  if (!ok || ec) {
+    std::filesystem::remove(partial_, ec);
+    throw ReplayError("cannot write " + final_.string());
+  }
+}
+
+}  // namespace sapcontact

@@ -1,0 +1,316 @@
+#include "sapcontact/studies/run_plots.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace sapcontact {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Bodies named in the legend; the others are drawn without a name.
+constexpr size_t kMaxLegendBodies = 12;
+
+const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                               "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
+
+// A string for a gnuplot double-quoted literal.
+std::string Quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::vector<std::string> SplitCsv(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) cells.push_back(cell);
+  if (!line.empty() && line.back() == ',') cells.emplace_back();
+  return cells;
+}
+
+// A CSV file with a header line: the rows' cells, and the column indices of
+// the requested names.
+struct Csv {
+  std::string path;
+  std::vector<int> column;  // per requested name
+  std::vector<std::vector<std::string>> rows;
+  std::vector<int> line;  // file line of each row
+
+  // Cell `c` (index into the requested names) of row `r` as a number.
+  // @throws std::runtime_error naming the file, line and column.
+  double Number(size_t r, size_t c, const std::vector<std::string>& names) {
+    const std::string& cell = rows[r][column[c]];
+    char* end = nullptr;
+    const double v = std::strtod(cell.c_str(), &end);
+    if (cell.empty() || *end != '\0' || !std::isfinite(v)) {
+      throw std::runtime_error(path + ":" + std::to_string(line[r]) + ": " +
+                               names[c] + " = '" + cell +
+                               "' is not a finite number");
+    }
+    return v;
+  }
+};
+
+// Reads `path`, which must have the columns `names` (any order, others
+// ignored). `what` says which option writes it.
+Csv ReadCsv(const fs::path& path, const std::vector<std::string>& names,
+            const std::string& what) {
+  Csv csv;
+  csv.path = path.string();
+  std::ifstream in(path);
+  if (!in) {
+    throw std::runtime_error("WriteRunPlots: cannot read " + csv.path + " (" +
+                             what + ")");
+  }
+  std::string text;
+  if (!std::getline(in, text)) {
+    throw std::runtime_error(csv.path + ": empty file, expected a header");
+  }
+  const std::vector<std::string> header = SplitCsv(text);
+  for (const std::string& name : names) {
+    int index = -1;
+    for (size_t i = 0; i < header.size(); ++i) {
+      if (header[i] == name) index = static_cast<int>(i);
+    }
+    if (index < 0) {
+      throw std::runtime_error(csv.path + ":1: no column '" + name + "'");
+    }
+    csv.column.push_back(index);
+  }
+  int number = 1;
+  while (std::getline(in, text)) {
+    ++number;
+    if (text.empty()) continue;
+    std::vector<std::string> cells = SplitCsv(text);
+    if (cells.size() != header.size()) {
+      throw std::runtime_error(csv.path + ":" + std::to_string(number) + ": " +
+                               std::to_string(cells.size()) +
+                               " cells, the header has " +
+                               std::to_string(header.size()));
+    }
+    csv.rows.push_back(std::move(cells));
+    csv.line.push_back(number);
+  }
+  return csv;
+}
+
+std::string Num(double v) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof(buffer), "%.10g", v);
+  return buffer;
+}
+
+// The commands common to every plot, up to the `plot` command.
+std::string Header(const std::string& file, const std::string& title,
+                   const std::string& ylabel) {
+  return "reset\n"
+         "set terminal pngcairo size 1000,600 enhanced font \"DejaVu "
+         "Sans,11\"\n"
+         "set output " +
+         Quote(file) + "\nset title " + Quote(title) +
+         " noenhanced\nset xlabel \"time [s]\"\nset ylabel " + Quote(ylabel) +
+         " noenhanced\nset grid\nset key outside right top noenhanced\n";
+}
+
+// One line per body of bodies.dat (column 2: z, 3: |v|); a note instead
+// when there is none.
+void BodyPlot(std::ostream& gp, const std::string& file,
+              const std::string& title, const std::string& ylabel, int column,
+              const std::vector<std::string>& bodies) {
+  gp << Header(file, title, ylabel);
+  if (bodies.empty()) {
+    gp << "set label 1 \"no moving bodies in trajectory.csv\" at graph 0.5, "
+          "graph 0.5 center\nset xrange [0:1]\nset yrange [0:1]\n"
+          "plot 2 notitle\n";
+  } else {
+    const char* width = bodies.size() > kMaxLegendBodies ? "0.8" : "1.5";
+    gp << "plot ";
+    for (size_t i = 0; i < bodies.size(); ++i) {
+      gp << (i ? ", \\\n     " : "") << "\"run_plot_data/bodies.dat\" index "
+         << i << " using 1:" << column << " with lines lw " << width
+         << " lc rgb " << Quote(kColors[i % 8]) << " "
+         << (i < kMaxLegendBodies ? "title " + Quote(bodies[i]) : "notitle");
+    }
+    if (bodies.size() > kMaxLegendBodies) {
+      gp << ", \\\n     NaN with lines lc rgb \"#888888\" title "
+         << Quote("... and " +
+                  std::to_string(bodies.size() - kMaxLegendBodies) +
+                  " more bodies");
+    }
+    gp << "\n";
+  }
+  gp << "unset output\n\n";
+}
+
+// Lines of steps.dat: (column, legend, colour) each.
+struct StepLine {
+  int column;
+  const char* title;
+  const char* color;
+};
+
+void StepPlot(std::ostream& gp, const std::string& file,
+              const std::string& title, const std::string& ylabel,
+              const std::vector<StepLine>& lines, const char* style) {
+  gp << Header(file, title, ylabel);
+  if (lines.size() == 1) gp << "set key off\n";
+  gp << "plot ";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    gp << (i ? ", \\\n     " : "")
+       << "\"run_plot_data/steps.dat\" using 1:" << lines[i].column << " with "
+       << style << " lw 1.5 lc rgb " << Quote(lines[i].color) << " title "
+       << Quote(lines[i].title);
+  }
+  gp << "\nunset output\n\n";
+}
+
+}  // namespace
+
+const std::vector<std::string>& RunPlotFiles() {
+  static const std::vector<std::string> files = {
+      "heights.png",    "speeds.png",      "energy.png",     "contacts.png",
+      "iterations.png", "solver_time.png", "penetration.png"};
+  return files;
+}
+
+void WriteRunPlots(const std::string& output_dir) {
+  const fs::path dir(output_dir);
+  const std::vector<std::string> traj_names = {"time", "body", "z",
+                                               "vx",   "vy",   "vz"};
+  Csv traj = ReadCsv(dir / "trajectory.csv", traj_names,
+                     "written by every run with an output directory");
+  const std::vector<std::string> step_names = {"time",
+                                               "contacts",
+                                               "newton_iterations",
+                                               "solver_time_s",
+                                               "max_penetration_m",
+                                               "kinetic_energy_J",
+                                               "potential_energy_J",
+                                               "elastic_energy_J"};
+  Csv steps = ReadCsv(dir / "steps.csv", step_names,
+                      "written by RunSimulation with write_steps");
+
+  if (steps.rows.empty()) {
+    throw std::runtime_error(steps.path + ": no rows (one per step expected)");
+  }
+
+  std::error_code ec;
+  for (const std::string& png : RunPlotFiles()) fs::remove(dir / png, ec);
+  fs::create_directories(dir / "run_plot_data", ec);
+  if (ec) {
+    throw std::runtime_error("cannot create " +
+                             (dir / "run_plot_data").string() + ": " +
+                             ec.message());
+  }
+
+  // bodies.dat: one block per body (time z |v|), in first-appearance order.
+  std::vector<std::string> bodies;
+  std::map<std::string, std::vector<std::string>> lines;
+  for (size_t r = 0; r < traj.rows.size(); ++r) {
+    const std::string& body = traj.rows[r][traj.column[1]];
+    const double vx = traj.Number(r, 3, traj_names);
+    const double vy = traj.Number(r, 4, traj_names);
+    const double vz = traj.Number(r, 5, traj_names);
+    if (!lines.count(body)) bodies.push_back(body);
+    lines[body].push_back(Num(traj.Number(r, 0, traj_names)) + " " +
+                          Num(traj.Number(r, 2, traj_names)) + " " +
+                          Num(std::sqrt(vx * vx + vy * vy + vz * vz)));
+  }
+  {
+    const fs::path path = dir / "run_plot_data" / "bodies.dat";
+    std::ofstream out(path);
+    for (const std::string& body : bodies) {
+      out << "# " << body << "\n";
+      for (const std::string& l : lines[body]) out << l << "\n";
+      out << "\n\n";
+    }
+    if (!out) throw std::runtime_error("cannot write " + path.string());
+  }
+  // steps.dat: time contacts iterations solver[ms] penetration[mm]
+  // kinetic potential elastic total.
+  {
+    const fs::path path = dir / "run_plot_data" / "steps.dat";
+    std::ofstream out(path);
+    out << "# time contacts newton_iterations solver_time_ms "
+           "max_penetration_mm kinetic_J potential_J elastic_J total_J\n";
+    for (size_t r = 0; r < steps.rows.size(); ++r) {
+      double v[8];
+      for (size_t c = 0; c < 8; ++c) v[c] = steps.Number(r, c, step_names);
+      out << Num(v[0]) << " " << Num(v[1]) << " " << Num(v[2]) << " "
+          << Num(1e3 * v[3]) << " " << Num(1e3 * v[4]) << " " << Num(v[5])
+          << " " << Num(v[6]) << " " << Num(v[7]) << " "
+          << Num(v[5] + v[6] + v[7]) << "\n";
+    }
+    if (!out) throw std::runtime_error("cannot write " + path.string());
+  }
+
+  const std::vector<std::string>& png = RunPlotFiles();
+  std::ostringstream gp;
+  gp << "# Written by WriteRunPlots (studies/run_plots.cc); run in this "
+        "directory: gnuplot run_plots.gp\n";
+  BodyPlot(gp, png[0], "height of the centre of mass", "z [m]", 2, bodies);
+  BodyPlot(gp, png[1], "speed of the centre of mass", "|v| [m/s]", 3, bodies);
+  StepPlot(gp, png[2], "energy at the start of each step", "energy [J]",
+           {{6, "kinetic", "#1f77b4"},
+            {7, "potential (gravity, 0 at z = 0)", "#2ca02c"},
+            {8, "elastic (contacts)", "#ff7f0e"},
+            {9, "total", "#000000"}},
+           "lines");
+  StepPlot(gp, png[3], "contacts per step", "contacts",
+           {{2, "contacts", "#1f77b4"}}, "steps");
+  StepPlot(gp, png[4], "contact solver iterations per step", "iterations",
+           {{3, "iterations", "#d62728"}}, "steps");
+  StepPlot(gp, png[5], "contact solver time per step", "solver time [ms]",
+           {{4, "solver time", "#9467bd"}}, "lines");
+  StepPlot(gp, png[6], "max penetration per step", "max penetration [mm]",
+           {{5, "max penetration", "#8c564b"}}, "lines");
+  const fs::path script = dir / "run_plots.gp";
+  {
+    std::ofstream out(script);
+    out << gp.str();
+    if (!out) throw std::runtime_error("cannot write " + script.string());
+  }
+  if (std::system("command -v gnuplot > /dev/null 2>&1") != 0) {
+    throw std::runtime_error(
+        "gnuplot not found (Debian package gnuplot-nox, installed by "
+        "scripts/setup): wrote " +
+        script.string() + ", no PNG");
+  }
+  const std::string command = "cd " + ShellQuote(dir.string()) +
+                              " && gnuplot run_plots.gp > run_plots.log 2>&1";
+  if (std::system(command.c_str()) != 0) {
+    throw std::runtime_error("gnuplot failed on " + script.string() + "; see " +
+                             (dir / "run_plots.log").string());
+  }
+  for (const std::string& file : png) {
+    if (fs::file_size(dir / file, ec) == 0 || ec) {
+      throw std::runtime_error("gnuplot wrote no " + (dir / file).string() +
+                               "; see " + (dir / "run_plots.log").string());
+    }
+  }
+}
+
+}  // namespace sapcontact
