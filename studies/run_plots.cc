@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sapcontact/sim/stepping/csv_reader.h"
+
 namespace sapcontact {
 namespace {
 
@@ -40,81 +42,6 @@ std::string ShellQuote(const std::string& s) {
     }
   }
   return out + "'";
-}
-
-std::vector<std::string> SplitCsv(const std::string& line) {
-  std::vector<std::string> cells;
-  std::string cell;
-  std::istringstream in(line);
-  while (std::getline(in, cell, ',')) cells.push_back(cell);
-  if (!line.empty() && line.back() == ',') cells.emplace_back();
-  return cells;
-}
-
-// A CSV file with a header line: the rows' cells, and the column indices of
-// the requested names.
-struct Csv {
-  std::string path;
-  std::vector<int> column;  // per requested name
-  std::vector<std::vector<std::string>> rows;
-  std::vector<int> line;  // file line of each row
-
-  // Cell `c` (index into the requested names) of row `r` as a number.
-  // @throws std::runtime_error naming the file, line and column.
-  double Number(size_t r, size_t c, const std::vector<std::string>& names) {
-    const std::string& cell = rows[r][column[c]];
-    char* end = nullptr;
-    const double v = std::strtod(cell.c_str(), &end);
-    if (cell.empty() || *end != '\0' || !std::isfinite(v)) {
-      throw std::runtime_error(path + ":" + std::to_string(line[r]) + ": " +
-                               names[c] + " = '" + cell +
-                               "' is not a finite number");
-    }
-    return v;
-  }
-};
-
-// Reads `path`, which must have the columns `names` (any order, others
-// ignored). `what` says which option writes it.
-Csv ReadCsv(const fs::path& path, const std::vector<std::string>& names,
-            const std::string& what) {
-  Csv csv;
-  csv.path = path.string();
-  std::ifstream in(path);
-  if (!in) {
-    throw std::runtime_error("WriteRunPlots: cannot read " + csv.path + " (" +
-                             what + ")");
-  }
-  std::string text;
-  if (!std::getline(in, text)) {
-    throw std::runtime_error(csv.path + ": empty file, expected a header");
-  }
-  const std::vector<std::string> header = SplitCsv(text);
-  for (const std::string& name : names) {
-    int index = -1;
-    for (size_t i = 0; i < header.size(); ++i) {
-      if (header[i] == name) index = static_cast<int>(i);
-    }
-    if (index < 0) {
-      throw std::runtime_error(csv.path + ":1: no column '" + name + "'");
-    }
-    csv.column.push_back(index);
-  }
-  int number = 1;
-  while (std::getline(in, text)) {
-    ++number;
-    if (text.empty()) continue;
-    std::vector<std::string> cells = SplitCsv(text);
-    if (cells.size() != header.size()) {
-      throw std::runtime_error(csv.path + ":" + std::to_string(number) + ": " +
-                               std::to_string(cells.size()) +
-                               " cells, the header has " +
-                               std::to_string(header.size()));
-    }
-    csv.rows.push_back(std::move(cells));
-    csv.line.push_back(number);
-  }
-  return csv;
 }
 
 std::string Num(double v) {
@@ -198,23 +125,55 @@ const std::vector<std::string>& RunPlotFiles() {
 
 void WriteRunPlots(const std::string& output_dir) {
   const fs::path dir(output_dir);
-  const std::vector<std::string> traj_names = {"time", "body", "z",
-                                               "vx",   "vy",   "vz"};
-  Csv traj = ReadCsv(dir / "trajectory.csv", traj_names,
-                     "written by every run with an output directory");
-  const std::vector<std::string> step_names = {"time",
-                                               "contacts",
-                                               "newton_iterations",
-                                               "solver_time_s",
-                                               "max_penetration_m",
-                                               "kinetic_energy_J",
-                                               "potential_energy_J",
-                                               "elastic_energy_J"};
-  Csv steps = ReadCsv(dir / "steps.csv", step_names,
-                      "written by RunSimulation with write_steps");
-
-  if (steps.rows.empty()) {
-    throw std::runtime_error(steps.path + ": no rows (one per step expected)");
+  // Both inputs are read (and checked) before anything is written.
+  CsvReader traj(dir / "trajectory.csv",
+                 "written by every run with an output directory");
+  const int t_col = traj.Column("time"), body_col = traj.Column("body"),
+            z_col = traj.Column("z"), vx_col = traj.Column("vx"),
+            vy_col = traj.Column("vy"), vz_col = traj.Column("vz");
+  // bodies.dat: one block per body (time z |v|), in first-appearance order.
+  std::vector<std::string> bodies;
+  std::map<std::string, std::string> lines;
+  while (traj.Next()) {
+    const std::string& body = traj.Text(body_col);
+    const double vx = traj.Number(vx_col), vy = traj.Number(vy_col),
+                 vz = traj.Number(vz_col);
+    auto [it, inserted] = lines.try_emplace(body);
+    if (inserted) bodies.push_back(body);
+    it->second += Num(traj.Number(t_col)) + " " + Num(traj.Number(z_col)) +
+                  " " + Num(std::sqrt(vx * vx + vy * vy + vz * vz)) + "\n";
+  }
+  // steps.dat: time contacts iterations solver[ms] penetration[mm]
+  // kinetic potential elastic total.
+  CsvReader steps(dir / "steps.csv",
+                  "written by sapsim run --plot, RunSimulation with "
+                  "write_steps");
+  const char* const step_names[8] = {"time",
+                                     "contacts",
+                                     "newton_iterations",
+                                     "solver_time_s",
+                                     "max_penetration_m",
+                                     "kinetic_energy_J",
+                                     "potential_energy_J",
+                                     "elastic_energy_J"};
+  int step_col[8];
+  for (int c = 0; c < 8; ++c) step_col[c] = steps.Column(step_names[c]);
+  std::string step_lines =
+      "# time contacts newton_iterations solver_time_ms max_penetration_mm "
+      "kinetic_J potential_J elastic_J total_J\n";
+  int step_rows = 0;
+  while (steps.Next()) {
+    double v[8];
+    for (int c = 0; c < 8; ++c) v[c] = steps.Number(step_col[c]);
+    step_lines += Num(v[0]) + " " + Num(v[1]) + " " + Num(v[2]) + " " +
+                  Num(1e3 * v[3]) + " " + Num(1e3 * v[4]) + " " + Num(v[5]) +
+                  " " + Num(v[6]) + " " + Num(v[7]) + " " +
+                  Num(v[5] + v[6] + v[7]) + "\n";
+    ++step_rows;
+  }
+  if (step_rows == 0) {
+    throw std::runtime_error(steps.path().string() +
+                             ": no rows (one per step expected)");
   }
 
   std::error_code ec;
@@ -225,47 +184,18 @@ void WriteRunPlots(const std::string& output_dir) {
                              (dir / "run_plot_data").string() + ": " +
                              ec.message());
   }
-
-  // bodies.dat: one block per body (time z |v|), in first-appearance order.
-  std::vector<std::string> bodies;
-  std::map<std::string, std::vector<std::string>> lines;
-  for (size_t r = 0; r < traj.rows.size(); ++r) {
-    const std::string& body = traj.rows[r][traj.column[1]];
-    const double vx = traj.Number(r, 3, traj_names);
-    const double vy = traj.Number(r, 4, traj_names);
-    const double vz = traj.Number(r, 5, traj_names);
-    if (!lines.count(body)) bodies.push_back(body);
-    lines[body].push_back(Num(traj.Number(r, 0, traj_names)) + " " +
-                          Num(traj.Number(r, 2, traj_names)) + " " +
-                          Num(std::sqrt(vx * vx + vy * vy + vz * vz)));
-  }
-  {
-    const fs::path path = dir / "run_plot_data" / "bodies.dat";
+  auto write = [](const fs::path& path, auto&& fill) {
     std::ofstream out(path);
+    fill(out);
+    if (!out) throw std::runtime_error("cannot write " + path.string());
+  };
+  write(dir / "run_plot_data" / "bodies.dat", [&](std::ostream& out) {
     for (const std::string& body : bodies) {
-      out << "# " << body << "\n";
-      for (const std::string& l : lines[body]) out << l << "\n";
-      out << "\n\n";
+      out << "# " << body << "\n" << lines[body] << "\n\n";
     }
-    if (!out) throw std::runtime_error("cannot write " + path.string());
-  }
-  // steps.dat: time contacts iterations solver[ms] penetration[mm]
-  // kinetic potential elastic total.
-  {
-    const fs::path path = dir / "run_plot_data" / "steps.dat";
-    std::ofstream out(path);
-    out << "# time contacts newton_iterations solver_time_ms "
-           "max_penetration_mm kinetic_J potential_J elastic_J total_J\n";
-    for (size_t r = 0; r < steps.rows.size(); ++r) {
-      double v[8];
-      for (size_t c = 0; c < 8; ++c) v[c] = steps.Number(r, c, step_names);
-      out << Num(v[0]) << " " << Num(v[1]) << " " << Num(v[2]) << " "
-          << Num(1e3 * v[3]) << " " << Num(1e3 * v[4]) << " " << Num(v[5])
-          << " " << Num(v[6]) << " " << Num(v[7]) << " "
-          << Num(v[5] + v[6] + v[7]) << "\n";
-    }
-    if (!out) throw std::runtime_error("cannot write " + path.string());
-  }
+  });
+  write(dir / "run_plot_data" / "steps.dat",
+        [&](std::ostream& out) { out << step_lines; });
 
   const std::vector<std::string>& png = RunPlotFiles();
   std::ostringstream gp;

@@ -12,6 +12,7 @@
 
 #include "sapcontact/sim/replay/replay.h"
 #include "sapcontact/sim/replay/replay_template.h"
+#include "sapcontact/sim/stepping/csv_reader.h"
 
 #ifndef SAPCONTACT_THREE_JS_PATH
 #define SAPCONTACT_THREE_JS_PATH "/usr/share/javascript/three/three.min.js"
@@ -22,79 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
-
-// --- CSV
-// ----------------------------------------------------------------------
-
-// A CSV file read line by line, its columns found by name in the header.
-class CsvReader {
- public:
-  explicit CsvReader(const fs::path& path) : path_(path), in_(path) {
-    if (!in_) throw ReplayError("cannot read " + path.string());
-    std::string header;
-    if (!std::getline(in_, header)) {
-      throw ReplayError(path.string() + ": empty file (no header line)");
-    }
-    line_ = 1;
-    Split(header, &header_);
-  }
-  // The index of column `name`. @throws ReplayError if absent.
-  int Column(const std::string& name) const {
-    for (size_t i = 0; i < header_.size(); ++i) {
-      if (header_[i] == name) return static_cast<int>(i);
-    }
-    throw ReplayError(path_.string() + ":1: header: no column '" + name + "'");
-  }
-  // The next row's fields; false at the end (a blank last line is skipped).
-  bool Next() {
-    std::string text;
-    while (std::getline(in_, text)) {
-      ++line_;
-      if (!text.empty() && text.back() == '\r') text.pop_back();
-      if (text.empty()) continue;
-      Split(text, &fields_);
-      if (fields_.size() != header_.size()) {
-        throw ReplayError(Where() + ": " + std::to_string(fields_.size()) +
-                          " fields, the header has " +
-                          std::to_string(header_.size()));
-      }
-      return true;
-    }
-    return false;
-  }
-  const std::string& Text(int column) const { return fields_[column]; }
-  // The field as a finite number. @throws ReplayError naming the field.
-  double Number(int column) const {
-    const std::string& s = fields_[column];
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    if (s.empty() || *end != '\0' || !std::isfinite(v)) {
-      throw ReplayError(Where() + ": field '" + header_[column] + "': '" + s +
-                        "' is not a finite number");
-    }
-    return v;
-  }
-  std::string Where() const {
-    return path_.string() + ":" + std::to_string(line_);
-  }
-
- private:
-  static void Split(const std::string& text, std::vector<std::string>* out) {
-    out->clear();
-    size_t start = 0;
-    while (true) {
-      const size_t comma = text.find(',', start);
-      out->push_back(text.substr(start, comma - start));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-
-  fs::path path_;
-  std::ifstream in_;
-  std::vector<std::string> header_, fields_;
-  int line_{0};
-};
 
 // Pose tracks of the moving objects at the frame times of trajectory.csv.
 struct Tracks {
@@ -216,8 +144,7 @@ ContactGroups ReadContacts(const fs::path& path) {
   return g;
 }
 
-// --- Compact numbers
-// ------------------------------------------------------------
+// --- Compact numbers ---
 
 // Appends v with `decimals` digits after the point, trailing zeros dropped
 // ("0.25", "-1", "0").
@@ -257,8 +184,7 @@ std::string ScriptSafeJson(const Json& value) {
   return out;
 }
 
-// --- replay_scene.json
-// ---------------------------------------------------------
+// --- replay_scene.json ---
 
 struct SceneObject {
   std::string name, shape, material, motion;
@@ -422,8 +348,10 @@ std::string ReadThreeJs(const std::string& path) {
   return s;
 }
 
-ReplayPageInfo WriteReplayPage(const std::string& dir,
-                               const ReplayPageOptions& options) {
+namespace {
+
+ReplayPageInfo WritePage(const std::string& dir,
+                         const ReplayPageOptions& options) {
   const fs::path d(dir);
   std::error_code ec;
   if (!fs::is_directory(d, ec)) {
@@ -653,6 +581,17 @@ ReplayPageInfo WriteReplayPage(const std::string& dir,
   info.frames_in_run = frames_run;
   info.frames = static_cast<int>(kept.size());
   return info;
+}
+
+}  // namespace
+
+ReplayPageInfo WriteReplayPage(const std::string& dir,
+                               const ReplayPageOptions& options) {
+  try {
+    return WritePage(dir, options);
+  } catch (const CsvError& e) {
+    throw ReplayError(e.what());
+  }
 }
 
 }  // namespace sapcontact
