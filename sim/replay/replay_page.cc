@@ -41,14 +41,16 @@ int FrameOf(const std::vector<double>& times, double t) {
   return i;
 }
 
-// Reads the rows of trajectory.csv (define_frames: the frame times are its
-// distinct times) or replay_poses.csv (rows go to the nearest frame) into
-// the tracks of the objects named in `track_of` (name -> track).
-void ReadPoses(const fs::path& path,
-               const std::unordered_map<std::string, int>& track_of,
-               bool define_frames, Tracks* tracks) {
+// Reads the pose rows of trajectory.csv (name_field "body") or
+// replay_poses.csv ("name") into the tracks of the objects named in
+// `track_of` (name -> track). The first file read with rows defines the
+// frames (its distinct times); the rows of a later one go to the nearest
+// frame. Returns the number of rows.
+size_t ReadPoses(const fs::path& path, const char* name_field,
+                 const std::unordered_map<std::string, int>& track_of,
+                 Tracks* tracks) {
+  const bool define_frames = tracks->times.empty();
   CsvReader csv(path);
-  const char* name_field = define_frames ? "body" : "name";
   const int time = csv.Column("time");
   const int name = csv.Column(name_field);
   int c[7];
@@ -81,9 +83,6 @@ void ReadPoses(const fs::path& path,
     for (int i = 0; i < 7; ++i) r.pose[i] = csv.Number(c[i]);
     rows.push_back(r);
   }
-  if (define_frames && tracks->times.empty()) {
-    throw ReplayError(path.string() + ": no rows (the run wrote no frames)");
-  }
   const size_t frames = tracks->times.size();
   for (size_t k = 0; k < tracks->poses.size(); ++k) {
     tracks->poses[k].resize(7 * frames, 0.0);
@@ -94,6 +93,7 @@ void ReadPoses(const fs::path& path,
     std::copy(r.pose, r.pose + 7, tracks->poses[r.track].begin() + 7 * f);
     tracks->set[r.track][f] = true;
   }
+  return rows.size();
 }
 
 // A contact as the page draws it: point [m] and impulse on B [N s].
@@ -389,7 +389,13 @@ ReplayPageInfo WritePage(const std::string& dir,
   }
   tracks.poses.resize(tracks.object.size());
   tracks.set.resize(tracks.object.size());
-  ReadPoses(d / "trajectory.csv", from_trajectory, true, &tracks);
+  // Frames: the times of trajectory.csv; with no free bodies, those of
+  // replay_poses.csv; when nothing moves, one at t = 0.
+  if (ReadPoses(d / "trajectory.csv", "body", from_trajectory, &tracks) == 0 &&
+      !from_trajectory.empty()) {
+    throw ReplayError((d / "trajectory.csv").string() +
+                      ": no rows (the run wrote no frames)");
+  }
   const bool have_poses = fs::exists(d / kReplayPosesFile, ec);
   if (!from_poses.empty() && !have_poses) {
     throw ReplayError((d / kReplayPosesFile).string() +
@@ -397,8 +403,9 @@ ReplayPageInfo WritePage(const std::string& dir,
                       "links whose poses it records: run it again)");
   }
   if (have_poses && !from_poses.empty()) {
-    ReadPoses(d / kReplayPosesFile, from_poses, false, &tracks);
+    ReadPoses(d / kReplayPosesFile, "name", from_poses, &tracks);
   }
+  if (tracks.times.empty()) tracks.times.push_back(0.0);
   const int frames_run = static_cast<int>(tracks.times.size());
   // An object missing at a frame keeps its pose of the frame before (or its
   // initial pose).
