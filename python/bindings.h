@@ -31,12 +31,24 @@ std::string PathArgument(py::handle value, const std::string& name);
 /// "key=value" strings; None gives none.
 std::vector<std::string> OverrideList(const py::object& overrides);
 
+/// `value` as a T (a bound class), or a TypeError naming the argument and
+/// the class it must be.
+template <class T>
+T CastArgument(py::handle value, const char* name, const char* type_name) {
+  try {
+    return value.cast<T>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(
+        std::string(name) + ": expected " + type_name + ", got " +
+        py::str(py::type::of(value).attr("__name__")).cast<std::string>());
+  }
+}
+
 /// A settings struct from keyword arguments: `defaults` converted to its
 /// Python class, each keyword set as an attribute (a TypeError for a name
 /// the class does not have, `what` naming the class).
 template <class T>
-T FromKeywords(const T& defaults, const py::kwargs& kwargs,
-               const char* what) {
+T FromKeywords(const T& defaults, const py::kwargs& kwargs, const char* what) {
   py::object object = py::cast(defaults);
   for (const auto& item : kwargs) {
     const std::string key = py::str(item.first);
@@ -44,7 +56,19 @@ T FromKeywords(const T& defaults, const py::kwargs& kwargs,
       throw py::type_error(std::string(what) + ": unknown parameter '" + key +
                            "'");
     }
-    py::setattr(object, key.c_str(), item.second);
+    try {
+      py::setattr(object, key.c_str(), item.second);
+    } catch (py::error_already_set& e) {
+      if (!e.matches(PyExc_TypeError)) throw;
+      const py::object current = object.attr(key.c_str());
+      throw py::type_error(
+          std::string(what) + ": " + key + ": expected " +
+          py::str(py::type::of(current).attr("__name__")).cast<std::string>() +
+          ", got " +
+          py::str(py::type::of(item.second).attr("__name__"))
+              .cast<std::string>() +
+          " (" + py::repr(item.second).cast<std::string>() + ")");
+    }
   }
   return object.cast<T>();
 }
@@ -61,8 +85,8 @@ E EnumFromText(const EnumNames<E>& names, const std::string& text,
     if (text == name) return value;
     choices += (choices.empty() ? "" : ", ") + std::string("'") + name + "'";
   }
-  throw py::value_error(std::string(field) + ": '" + text +
-                        "' is not one of " + choices);
+  throw py::value_error(std::string(field) + ": '" + text + "' is not one of " +
+                        choices);
 }
 
 template <class E>

@@ -25,18 +25,17 @@ struct PyFclibProblem {
     return kind == FclibProblemKind::kLocal ? local.info : global.info;
   }
   const std::optional<FclibSolution>& solution() const {
-    return kind == FclibProblemKind::kLocal ? local.solution
-                                            : global.solution;
+    return kind == FclibProblemKind::kLocal ? local.solution : global.solution;
   }
   // A sparse matrix of the problem by name ("W"; "M", "H").
   const Eigen::SparseMatrix<double>& Matrix(const std::string& name) const {
     if (kind == FclibProblemKind::kLocal && name == "W") return local.W;
     if (kind == FclibProblemKind::kGlobal && name == "M") return global.M;
     if (kind == FclibProblemKind::kGlobal && name == "H") return global.H;
-    throw py::value_error(
-        "name: '" + name + "' is not a matrix of this " +
-        (kind == FclibProblemKind::kLocal ? "local problem (W)"
-                                          : "global problem (M, H)"));
+    throw py::value_error("name: '" + name + "' is not a matrix of this " +
+                          (kind == FclibProblemKind::kLocal
+                               ? "local problem (W)"
+                               : "global problem (M, H)"));
   }
 };
 
@@ -85,13 +84,12 @@ void DefineFclib(py::module_& m) {
             return p.kind == FclibProblemKind::kLocal ? "local" : "global";
           },
           "'local' or 'global'.")
-      .def_property_readonly(
-          "num_contacts",
-          [](const PyFclibProblem& p) {
-            return p.kind == FclibProblemKind::kLocal
-                       ? p.local.num_contacts()
-                       : p.global.num_contacts();
-          })
+      .def_property_readonly("num_contacts",
+                             [](const PyFclibProblem& p) {
+                               return p.kind == FclibProblemKind::kLocal
+                                          ? p.local.num_contacts()
+                                          : p.global.num_contacts();
+                             })
       .def_property_readonly(
           "title", [](const PyFclibProblem& p) { return p.info().title; })
       .def_property_readonly(
@@ -185,31 +183,28 @@ void DefineFclib(py::module_& m) {
       "solve_time_s [s], r (3 nc,) [N*s] and v (global problems), and "
       "FCLib's residuals (convex_residual, coulomb_residual: relative; "
       "objective).")
-      .def_property_readonly("solver",
-                             [](const PyFclibResult& r) {
-                               return ToString(r.r.solver);
-                             })
+      .def_property_readonly(
+          "solver", [](const PyFclibResult& r) { return ToString(r.r.solver); })
       .def_property_readonly("status",
                              [](const PyFclibResult& r) { return r.r.status; })
-      .def_property_readonly(
-          "success", [](const PyFclibResult& r) { return r.r.success; })
-      .def_property_readonly(
-          "message", [](const PyFclibResult& r) { return r.r.message; })
+      .def_property_readonly("success",
+                             [](const PyFclibResult& r) { return r.r.success; })
+      .def_property_readonly("message",
+                             [](const PyFclibResult& r) { return r.r.message; })
       .def_property_readonly(
           "contacts", [](const PyFclibResult& r) { return r.r.contacts; })
       .def_property_readonly(
           "iterations", [](const PyFclibResult& r) { return r.r.iterations; })
-      .def_property_readonly("refinement_iterations",
-                             [](const PyFclibResult& r) {
-                               return r.r.refinement_iterations;
-                             })
+      .def_property_readonly(
+          "refinement_iterations",
+          [](const PyFclibResult& r) { return r.r.refinement_iterations; })
       .def_property_readonly(
           "solve_time_s",
           [](const PyFclibResult& r) { return r.r.solve_time_s; })
-      .def_property_readonly("r",
-                             [](const PyFclibResult& r) { return ToNumpy(r.r.r); })
-      .def_property_readonly("v",
-                             [](const PyFclibResult& r) { return ToNumpy(r.r.v); })
+      .def_property_readonly(
+          "r", [](const PyFclibResult& r) { return ToNumpy(r.r.r); })
+      .def_property_readonly(
+          "v", [](const PyFclibResult& r) { return ToNumpy(r.r.v); })
       .def_property_readonly(
           "u", [](const PyFclibResult& r) { return ToNumpy(r.r.residuals.u); })
       .def_property_readonly(
@@ -222,9 +217,9 @@ void DefineFclib(py::module_& m) {
           "coulomb_residual",
           [](const PyFclibResult& r) { return r.r.residuals.coulomb_residual; })
       .def("__repr__", [](const PyFclibResult& r) {
-        return "<sapcontact.FclibResults " + r.r.status +
-               " coulomb_residual=" +
-               std::string(py::repr(py::float_(r.r.residuals.coulomb_residual))) +
+        return "<sapcontact.FclibResults " + r.r.status + " coulomb_residual=" +
+               std::string(
+                   py::repr(py::float_(r.r.residuals.coulomb_residual))) +
                ">";
       });
 
@@ -232,14 +227,6 @@ void DefineFclib(py::module_& m) {
       "solve_fclib",
       [](const py::object& problem, const std::string& solver, bool refine,
          const py::object& sap_parameters) {
-        PyFclibProblem read;
-        const PyFclibProblem* p = nullptr;
-        if (py::isinstance<PyFclibProblem>(problem)) {
-          p = &problem.cast<const PyFclibProblem&>();
-        } else {
-          read = ReadFclib(PathArgument(problem, "problem"));
-          p = &read;
-        }
         FclibSolverOptions options;
         if (solver == "rigid") {
           options.solver = FclibSolverKind::kRigid;
@@ -249,9 +236,18 @@ void DefineFclib(py::module_& m) {
           throw py::value_error("solver: '" + solver +
                                 "' is not one of 'rigid', 'sap'");
         }
+        PyFclibProblem read;
+        const PyFclibProblem* p = nullptr;
+        if (py::isinstance<PyFclibProblem>(problem)) {
+          p = &problem.cast<const PyFclibProblem&>();
+        } else {
+          read = ReadFclib(PathArgument(problem, "problem"));
+          p = &read;
+        }
         options.refine = refine;
         if (!sap_parameters.is_none()) {
-          options.sap = sap_parameters.cast<SapSolverParameters>();
+          options.sap = CastArgument<SapSolverParameters>(
+              sap_parameters, "sap_parameters", "SapSolverParameters");
         }
         PyFclibResult out;
         {

@@ -21,24 +21,26 @@ std::string Size(int n) { return n < 0 ? "n" : std::to_string(n); }
 // numpy.asarray(value) as float64, after checking that its dtype is real.
 py::array_t<double> RealArray(py::handle value, const std::string& name) {
   if (value.is_none()) {
-    throw py::type_error(name + ": expected an array of real numbers, got None");
+    throw py::type_error(name +
+                         ": expected an array of real numbers, got None");
   }
   py::array a;
   try {
     a = py::module_::import("numpy").attr("asarray")(value);
   } catch (py::error_already_set&) {
-    throw py::type_error(name + ": expected an array of real numbers, got " +
-                         std::string(py::str(py::type::of(value).attr(
-                             "__name__"))));
+    throw py::type_error(
+        name + ": expected an array of real numbers, got " +
+        std::string(py::str(py::type::of(value).attr("__name__"))));
   }
   const char kind = a.dtype().kind();
   if (kind != 'f' && kind != 'i' && kind != 'u') {
-    throw py::type_error(name + ": expected an array of real numbers (float64"
-                                " or integer), got dtype " +
+    throw py::type_error(name +
+                         ": expected an array of real numbers (float64"
+                         " or integer), got dtype " +
                          std::string(py::str(a.dtype())));
   }
-  return py::array_t<double, py::array::c_style | py::array::forcecast>::
-      ensure(a);
+  return py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(
+      a);
 }
 
 }  // namespace
@@ -60,8 +62,7 @@ Eigen::MatrixXd ToMatrix(py::handle value, const std::string& name, int rows,
   return m;
 }
 
-Eigen::VectorXd ToVector(py::handle value, const std::string& name,
-                         int size) {
+Eigen::VectorXd ToVector(py::handle value, const std::string& name, int size) {
   const py::array_t<double> a = RealArray(value, name);
   if (a.ndim() == 0 && (size < 0 || size == 1)) {
     return Eigen::VectorXd::Constant(1, *a.data());
@@ -90,8 +91,8 @@ py::array_t<double> ToNumpy(const Eigen::VectorXd& v) {
 }
 
 py::array_t<double> ToNumpyRows3(const Eigen::VectorXd& v) {
-  py::array_t<double> a({static_cast<py::ssize_t>(v.size() / 3),
-                         static_cast<py::ssize_t>(3)});
+  py::array_t<double> a(
+      {static_cast<py::ssize_t>(v.size() / 3), static_cast<py::ssize_t>(3)});
   if (v.size() > 0) {
     std::memcpy(a.mutable_data(), v.data(), sizeof(double) * v.size());
   }
@@ -99,8 +100,8 @@ py::array_t<double> ToNumpyRows3(const Eigen::VectorXd& v) {
 }
 
 py::array_t<double> ToNumpy(const Eigen::MatrixXd& m) {
-  py::array_t<double> a({static_cast<py::ssize_t>(m.rows()),
-                         static_cast<py::ssize_t>(m.cols())});
+  py::array_t<double> a(
+      {static_cast<py::ssize_t>(m.rows()), static_cast<py::ssize_t>(m.cols())});
   auto w = a.mutable_unchecked<2>();
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     for (Eigen::Index j = 0; j < m.cols(); ++j) w(i, j) = m(i, j);

@@ -3,8 +3,9 @@
 // solves it (solves run without the GIL).
 #pragma once
 
-#include <atomic>
 #include <pybind11/pybind11.h>
+
+#include <atomic>
 
 #include "sapcontact/solver/sap/sap_problem.h"
 #include "sapcontact/solver/sap/sap_solver_results.h"

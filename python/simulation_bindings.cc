@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,7 @@ Scene Load(const std::string& path, const std::vector<std::string>& overrides) {
 // state, then after every output.every-th step and the last one.
 struct Frames {
   std::vector<double> times;
-  std::vector<std::vector<BodyState>> bodies;     // moving bodies only
+  std::vector<std::vector<BodyState>> bodies;  // moving bodies only
   std::vector<std::vector<RobotState>> robots;
 
   void Record(double time, const Scene& scene,
@@ -95,11 +96,55 @@ Eigen::Vector4d AngularVelocity(const BodyState& s) {
           s.angular_velocity.z(), 0};
 }
 
+// Per-step records of a run (StepInfo of every step).
+struct StepRecords {
+  std::vector<double> time, max_penetration, max_hover, collision_time,
+      solver_time, elastic_energy;
+  std::vector<int> contacts, newton_iterations;
+  std::vector<bool> failed;
+
+  void Record(double t, const StepInfo& i) {
+    time.push_back(t);
+    contacts.push_back(i.contacts);
+    newton_iterations.push_back(i.newton_iterations);
+    failed.push_back(i.failed);
+    max_penetration.push_back(i.max_penetration);
+    max_hover.push_back(i.max_hover);
+    collision_time.push_back(i.collision_time);
+    solver_time.push_back(i.solver_time);
+    elastic_energy.push_back(i.elastic_energy);
+  }
+  py::dict ToDict() const {
+    auto doubles = [](const std::vector<double>& v) {
+      return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
+    };
+    auto ints = [](const std::vector<int>& v) {
+      py::array_t<int64_t> a(static_cast<py::ssize_t>(v.size()));
+      for (size_t i = 0; i < v.size(); ++i) a.mutable_at(i) = v[i];
+      return a;
+    };
+    py::array_t<bool> f(static_cast<py::ssize_t>(failed.size()));
+    for (size_t i = 0; i < failed.size(); ++i) f.mutable_at(i) = failed[i];
+    py::dict d;
+    d["time"] = doubles(time);
+    d["contacts"] = ints(contacts);
+    d["newton_iterations"] = ints(newton_iterations);
+    d["failed"] = f;
+    d["max_penetration"] = doubles(max_penetration);
+    d["max_hover"] = doubles(max_hover);
+    d["collision_time"] = doubles(collision_time);
+    d["solver_time"] = doubles(solver_time);
+    d["elastic_energy"] = doubles(elastic_energy);
+    return d;
+  }
+};
+
 // What run_scene returns.
 struct PyRunResult {
   py::object times, positions, quaternions, velocities, angular_velocities;
   py::list body_names;
   py::dict robots;
+  py::dict steps;
   py::dict summary;
   py::object output_dir;
 };
@@ -122,8 +167,7 @@ std::string OverrideValue(py::handle value, const std::string& key) {
       py::len(py::module_::import("numpy").attr("shape")(value)) == 0) {
     return OverrideValue(value.attr("item")(), key);  // numpy scalar
   }
-  if (py::isinstance<py::sequence>(value) ||
-      py::hasattr(value, "__array__")) {
+  if (py::isinstance<py::sequence>(value) || py::hasattr(value, "__array__")) {
     std::string text = "[";
     bool first = true;
     for (py::handle item : py::iter(value)) {
@@ -132,10 +176,10 @@ std::string OverrideValue(py::handle value, const std::string& key) {
     }
     return text + "]";
   }
-  throw py::type_error("overrides['" + key +
-                       "']: expected a number, bool, string or list, got " +
-                       py::str(py::type::of(value).attr("__name__"))
-                           .cast<std::string>());
+  throw py::type_error(
+      "overrides['" + key +
+      "']: expected a number, bool, string or list, got " +
+      py::str(py::type::of(value).attr("__name__")).cast<std::string>());
 }
 
 }  // namespace
@@ -144,9 +188,9 @@ std::string PathArgument(py::handle value, const std::string& name) {
   try {
     return py::module_::import("os").attr("fspath")(value).cast<std::string>();
   } catch (py::error_already_set&) {
-    throw py::type_error(name + ": expected a path (str or os.PathLike), got " +
-                         py::str(py::type::of(value).attr("__name__"))
-                             .cast<std::string>());
+    throw py::type_error(
+        name + ": expected a path (str or os.PathLike), got " +
+        py::str(py::type::of(value).attr("__name__")).cast<std::string>());
   }
 }
 
@@ -179,10 +223,22 @@ std::vector<std::string> OverrideList(const py::object& overrides) {
 namespace {
 
 // The Python Simulation: a TimeStepper and a lock (one step at a time).
+// step() holds the lock with the GIL released; every other method takes it
+// through Lock(), which waits without holding the GIL, and step() never
+// takes the GIL while holding the lock, so the two cannot deadlock.
 struct PySimulation {
   std::unique_ptr<TimeStepper> stepper;
   std::mutex mutex;
   StepInfo last;
+
+  std::unique_lock<std::mutex> Lock() {
+    std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      py::gil_scoped_release release;
+      lock.lock();
+    }
+    return lock;
+  }
 
   int BodyIndex(py::handle body) const {
     const Scene& scene = stepper->scene();
@@ -236,8 +292,8 @@ py::dict StepInfoDict(const StepInfo& i) {
 }  // namespace
 
 void DefineSimulation(py::module_& m) {
-  SimulationErrorType() = py::reinterpret_borrow<py::object>(
-      PyErr_NewExceptionWithDoc(
+  SimulationErrorType() =
+      py::reinterpret_borrow<py::object>(PyErr_NewExceptionWithDoc(
           "sapcontact.SimulationError",
           "A simulation step that cannot go on (non-finite state, data the "
           "solver rejects, a collision limit); the message names the step "
@@ -254,6 +310,10 @@ void DefineSimulation(py::module_& m) {
       "  velocities (nf, nb, 3) [m/s], angular_velocities (nf, nb, 3)\n"
       "  [rad/s], world frame; robots: {name: {'q': (nf, nq), 'v': (nf, "
       "nv)}};\n"
+      "  steps: one entry per step (ns = summary['steps']): time (ns,) [s] "
+      "at its end, contacts, newton_iterations (int64), failed (bool), "
+      "max_penetration and max_hover [m], collision_time and solver_time "
+      "[s], elastic_energy [J] at its start;\n"
       "  summary: dict with the content of summary.json.\n"
       "Items are also reachable as result['summary'], result['times'], ...")
       .def_readonly("times", &PyRunResult::times)
@@ -263,6 +323,7 @@ void DefineSimulation(py::module_& m) {
       .def_readonly("velocities", &PyRunResult::velocities)
       .def_readonly("angular_velocities", &PyRunResult::angular_velocities)
       .def_readonly("robots", &PyRunResult::robots)
+      .def_readonly("steps", &PyRunResult::steps)
       .def_readonly("summary", &PyRunResult::summary)
       .def_readonly("output_dir", &PyRunResult::output_dir,
                     "The folder written (output_dir=...), else None.")
@@ -270,15 +331,16 @@ void DefineSimulation(py::module_& m) {
           "keys",
           [](const PyRunResult&) {
             return std::vector<std::string>{
-                "times",      "body_names",         "positions",
-                "quaternions", "velocities",        "angular_velocities",
-                "robots",     "summary",            "output_dir"};
+                "times",      "body_names",         "positions", "quaternions",
+                "velocities", "angular_velocities", "robots",    "steps",
+                "summary",    "output_dir"};
           },
           "Names usable as result[name].")
       .def(
           "__getitem__",
           [](py::object self, const std::string& key) {
-            const auto keys = self.attr("keys")().cast<std::vector<std::string>>();
+            const auto keys =
+                self.attr("keys")().cast<std::vector<std::string>>();
             for (const std::string& k : keys) {
               if (k == key) return self.attr(key.c_str());
             }
@@ -286,17 +348,25 @@ void DefineSimulation(py::module_& m) {
           },
           py::arg("key"))
       .def("__repr__", [](const PyRunResult& r) {
-        return "<sapcontact.RunResult " +
-               std::to_string(py::len(r.times)) + " frames, " +
-               std::to_string(py::len(r.body_names)) + " moving bodies>";
+        return "<sapcontact.RunResult " + std::to_string(py::len(r.times)) +
+               " frames, " + std::to_string(py::len(r.body_names)) +
+               " moving bodies>";
       });
 
   m.def(
       "run_scene",
       [](const py::object& path, const py::object& overrides,
-         const py::object& duration, const py::object& output_dir) {
+         const py::object& duration, const py::object& output_dir,
+         bool write_contacts, bool write_steps) {
         std::vector<std::string> list = OverrideList(overrides);
         if (!duration.is_none()) {
+          if (!py::isinstance<py::int_>(duration) &&
+              !py::isinstance<py::float_>(duration)) {
+            throw py::type_error(
+                "duration: expected a number of seconds or None, got " +
+                py::str(py::type::of(duration).attr("__name__"))
+                    .cast<std::string>());
+          }
           list.push_back("duration=" +
                          py::repr(py::float_(duration)).cast<std::string>());
         }
@@ -304,8 +374,16 @@ void DefineSimulation(py::module_& m) {
         SimulationOptions options;
         if (!output_dir.is_none()) {
           options.output_dir = PathArgument(output_dir, "output_dir");
+          if (options.output_dir.empty()) {
+            throw py::value_error(
+                "output_dir: an empty path (give a directory, or None to "
+                "write nothing)");
+          }
         }
+        options.write_contacts = write_contacts;
+        options.write_steps = write_steps;
         Frames frames;
+        StepRecords records;
         SimulationSummary summary;
         const Scene scene = Load(file, list);
         {
@@ -314,10 +392,10 @@ void DefineSimulation(py::module_& m) {
           const int steps = StepCount(scene);
           {
             const TimeStepper initial(scene);
-            frames.Record(0.0, scene, initial.state(),
-                          initial.robot_states());
+            frames.Record(0.0, scene, initial.state(), initial.robot_states());
           }
-          options.on_step = [&](const TimeStepper& s, const StepInfo&) {
+          options.on_step = [&](const TimeStepper& s, const StepInfo& info) {
+            records.Record(s.time(), info);
             const int n = s.steps_taken();
             if (n % every == 0 || n == steps) {
               frames.Record(s.time(), s.scene(), s.state(), s.robot_states());
@@ -343,7 +421,8 @@ void DefineSimulation(py::module_& m) {
         for (size_t k = 0; k < scene.robots.size(); ++k) {
           const int nq = static_cast<int>(frames.robots[0][k].q.size());
           const int nv = static_cast<int>(frames.robots[0][k].v.size());
-          Eigen::MatrixXd q(frames.times.size(), nq), v(frames.times.size(), nv);
+          Eigen::MatrixXd q(frames.times.size(), nq),
+              v(frames.times.size(), nv);
           for (size_t i = 0; i < frames.times.size(); ++i) {
             q.row(i) = frames.robots[i][k].q.transpose();
             v.row(i) = frames.robots[i][k].v.transpose();
@@ -353,6 +432,7 @@ void DefineSimulation(py::module_& m) {
           d["v"] = ToNumpy(v);
           r.robots[py::str(scene.robots[k].name)] = d;
         }
+        r.steps = records.ToDict();
         r.summary = SummaryDict(scene, summary);
         r.output_dir = options.output_dir.empty()
                            ? py::object(py::none())
@@ -361,13 +441,17 @@ void DefineSimulation(py::module_& m) {
       },
       py::arg("path"), py::arg("overrides") = py::none(),
       py::arg("duration") = py::none(), py::arg("output_dir") = py::none(),
+      py::arg("write_contacts") = false, py::arg("write_steps") = false,
       "Runs the YAML scene at `path` to its duration, as `sapsim run` does, "
       "and returns a RunResult (numpy arrays and the summary dict).\n\n"
       "overrides: {key: value} or ['key=value', ...] with the keys of "
       "`sapsim run --set` (docs/scenes.md), e.g. {'time_step': 1e-3, "
       "'materials.default.friction': 0.3, 'gravity': [0, 0, -1.62]}; "
       "duration [s] replaces the scene's. Writes nothing unless output_dir "
-      "is given (then trajectory.csv and summary.json as sapsim run). "
+      "is given (then trajectory.csv, summary.json and, with robots, "
+      "joints.csv, exactly as sapsim run; write_contacts and write_steps "
+      "add contacts.csv and steps.csv there, columns as in "
+      "sim/stepping/simulation.h). "
       "Raises ValueError for a bad scene or override (file:line: field: "
       "message), SimulationError for a step that cannot go on. Solver "
       "failures are counted in summary['failed_steps'], not raised.");
@@ -393,17 +477,20 @@ void DefineSimulation(py::module_& m) {
           "step",
           [](PySimulation& s, int n) {
             if (n < 0) throw py::value_error("n: must be >= 0");
+            std::optional<SimulationError> error;
+            StepInfo last;
             {
               py::gil_scoped_release release;
               std::lock_guard<std::mutex> lock(s.mutex);
               try {
                 for (int i = 0; i < n; ++i) s.last = s.stepper->Step();
               } catch (const SimulationError& e) {
-                py::gil_scoped_acquire acquire;
-                RaiseSimulationError(e);
+                error = e;
               }
+              last = s.last;
             }
-            return StepInfoDict(s.last);
+            if (error) RaiseSimulationError(*error);
+            return StepInfoDict(last);
           },
           py::arg("n") = 1,
           "Advances n time steps; returns the last step's info as a dict "
@@ -412,11 +499,19 @@ void DefineSimulation(py::module_& m) {
           "elastic_energy [J]). Raises SimulationError for a step that "
           "cannot go on.")
       .def_property_readonly(
-          "time", [](const PySimulation& s) { return s.stepper->time(); },
+          "time",
+          [](PySimulation& s) {
+            const auto lock = s.Lock();
+            return s.stepper->time();
+          },
           "Simulated time [s].")
       .def_property_readonly(
           "steps_taken",
-          [](const PySimulation& s) { return s.stepper->steps_taken(); })
+          [](PySimulation& s) {
+            const auto lock = s.Lock();
+            return s.stepper->steps_taken();
+          },
+          "Steps taken since the scene was loaded.")
       .def_property_readonly(
           "time_step",
           [](const PySimulation& s) { return s.stepper->scene().time_step; },
@@ -446,7 +541,8 @@ void DefineSimulation(py::module_& m) {
           })
       .def(
           "state",
-          [](const PySimulation& s) {
+          [](PySimulation& s) {
+            const auto lock = s.Lock();
             const Scene& scene = s.stepper->scene();
             const auto& st = s.stepper->state();
             const int nb = static_cast<int>(st.size());
@@ -495,11 +591,10 @@ void DefineSimulation(py::module_& m) {
              const py::object& velocity, const py::object& angular_velocity) {
             const int b = s.BodyIndex(body);
             if (s.stepper->scene().bodies[b].fixed) {
-              throw py::value_error("body: '" +
-                                    s.stepper->scene().bodies[b].name +
-                                    "' is fixed");
+              throw py::value_error(
+                  "body: '" + s.stepper->scene().bodies[b].name + "' is fixed");
             }
-            std::lock_guard<std::mutex> lock(s.mutex);
+            const auto lock = s.Lock();
             std::vector<BodyState> st = s.stepper->state();
             if (!position.is_none()) {
               st[b].pose.position = ToVector3(position, "position");
@@ -507,8 +602,9 @@ void DefineSimulation(py::module_& m) {
             if (!quaternion.is_none()) {
               const Eigen::VectorXd q = ToVector(quaternion, "quaternion", 4);
               if (!(q.norm() > 0) || !q.allFinite()) {
-                throw py::value_error("quaternion: must be finite and "
-                                      "non-zero (w, x, y, z)");
+                throw py::value_error(
+                    "quaternion: must be finite and "
+                    "non-zero (w, x, y, z)");
               }
               st[b].pose.orientation =
                   Eigen::Quaterniond(q[0], q[1], q[2], q[3]).normalized();
@@ -533,11 +629,17 @@ void DefineSimulation(py::module_& m) {
           [](PySimulation& s, const py::object& body, const py::object& force,
              const py::object& torque) {
             const int b = s.BodyIndex(body);
+            if (s.stepper->scene().bodies[b].fixed) {
+              throw py::value_error("body: '" +
+                                    s.stepper->scene().bodies[b].name +
+                                    "' is fixed (forces act on moving "
+                                    "bodies only)");
+            }
             const Eigen::Vector3d f = ToVector3(force, "force");
             const Eigen::Vector3d t = torque.is_none()
                                           ? Eigen::Vector3d::Zero()
                                           : ToVector3(torque, "torque");
-            std::lock_guard<std::mutex> lock(s.mutex);
+            const auto lock = s.Lock();
             s.stepper->SetAppliedWrench(b, f, t);
           },
           py::arg("body"), py::arg("force"), py::arg("torque") = py::none(),
@@ -549,7 +651,7 @@ void DefineSimulation(py::module_& m) {
           [](PySimulation& s, const py::object& robot, const py::object& tau) {
             const int r = s.RobotIndex(robot);
             const Eigen::VectorXd t = ToVector(tau, "tau");
-            std::lock_guard<std::mutex> lock(s.mutex);
+            const auto lock = s.Lock();
             s.stepper->SetAppliedGeneralizedForces(r, t);
           },
           py::arg("robot"), py::arg("tau"),
@@ -559,14 +661,15 @@ void DefineSimulation(py::module_& m) {
       .def(
           "clear_forces",
           [](PySimulation& s) {
-            std::lock_guard<std::mutex> lock(s.mutex);
+            const auto lock = s.Lock();
             s.stepper->ClearAppliedForces();
           },
           "Removes every force applied with apply_force and "
           "apply_generalized_forces.")
       .def(
           "contacts",
-          [](const PySimulation& s) {
+          [](PySimulation& s) {
+            const auto lock = s.Lock();
             const auto& c = s.stepper->last_contacts();
             const Eigen::VectorXd& g = s.stepper->last_impulses();
             const int nc = static_cast<int>(c.size());
@@ -601,28 +704,37 @@ void DefineSimulation(py::module_& m) {
           "the world frame (A receives the opposite).")
       .def(
           "last_problem",
-          [](const PySimulation& s) {
+          [](PySimulation& s) {
+            const auto lock = s.Lock();
             return PyProblem(s.stepper->last_problem());
           },
           "A copy of the last step's contact problem as a SapProblem (solve "
           "it again, with other parameters or another solver).")
       .def(
           "last_results",
-          [](const PySimulation& s) {
+          [](PySimulation& s) {
+            const auto lock = s.Lock();
             return SapResultsToPython(s.stepper->last_sap_results());
           },
           "The last step's SapResults (SAP model).")
       .def(
           "kinetic_energy",
-          [](const PySimulation& s) { return s.stepper->KineticEnergy(); },
+          [](PySimulation& s) {
+            const auto lock = s.Lock();
+            return s.stepper->KineticEnergy();
+          },
           "[J]")
       .def(
           "potential_energy",
-          [](const PySimulation& s) { return s.stepper->PotentialEnergy(); },
+          [](PySimulation& s) {
+            const auto lock = s.Lock();
+            return s.stepper->PotentialEnergy();
+          },
           "Gravitational potential energy [J] (zero at the world origin).")
-      .def("__repr__", [](const PySimulation& s) {
-        return "<sapcontact.Simulation '" + s.stepper->scene().source +
-               "' t=" + py::repr(py::float_(s.stepper->time())).cast<std::string>() +
+      .def("__repr__", [](PySimulation& s) {
+        const auto lock = s.Lock();
+        return "<sapcontact.Simulation '" + s.stepper->scene().source + "' t=" +
+               py::repr(py::float_(s.stepper->time())).cast<std::string>() +
                " s>";
       });
 }

@@ -16,6 +16,7 @@
 #include "python/bindings.h"
 #include "python/numpy_arguments.h"
 #include "python/problem_binding.h"
+#include "sapcontact/contact_model/contact_parameters.h"
 #include "sapcontact/solver/rigid_qp/rigid_qp_solver.h"
 #include "sapcontact/solver/sap/sap_solver.h"
 
@@ -80,25 +81,25 @@ std::optional<Block> SecondBlock(const SapProblem& p, const py::object& second,
   Block b;
   b.tree = TreeIndex(p, pair[0].cast<int>(), "second[0] (tree)");
   if (b.tree == first_tree) {
-    throw py::value_error("second[0] (tree): the second tree must differ "
-                          "from the first (both are " +
-                          std::to_string(first_tree) + ")");
+    throw py::value_error(
+        "second[0] (tree): the second tree must differ "
+        "from the first (both are " +
+        std::to_string(first_tree) + ")");
   }
   b.J = ToMatrix(pair[1], "second[1] (J)", rows, TreeSize(p, b.tree));
   return b;
 }
 
-Eigen::VectorXd OptionalVector(const py::object& value,
-                               const std::string& name, int size,
-                               double fill) {
+Eigen::VectorXd OptionalVector(const py::object& value, const std::string& name,
+                               int size, double fill) {
   if (value.is_none()) return Eigen::VectorXd::Constant(size, fill);
   return ToVector(value, name, size);
 }
 
 std::string ProblemRepr(const SapProblem& p) {
-  return "<sapcontact.SapProblem time_step=" + py::repr(py::float_(p.time_step))
-             .cast<std::string>() +
-         " s, " + std::to_string(p.trees.size()) + " trees, " +
+  return "<sapcontact.SapProblem time_step=" +
+         py::repr(py::float_(p.time_step)).cast<std::string>() + " s, " +
+         std::to_string(p.trees.size()) + " trees, " +
          std::to_string(p.num_velocities()) + " velocities, " +
          std::to_string(p.contacts.size()) + " contacts, " +
          std::to_string(p.limits.size() + p.holonomic.size() +
@@ -146,10 +147,9 @@ struct PySapSolver {
 struct PyRigidResult {
   RigidQpStatus status{RigidQpStatus::kNumericalError};
   std::string reason;
-  py::object impulses, constraint_velocities, velocities,
-      unbounded_direction;
-  double objective{0}, primal_residual{0}, dual_residual{0},
-      relative_gap{0}, relative_complementarity{0};
+  py::object impulses, constraint_velocities, velocities, unbounded_direction;
+  double objective{0}, primal_residual{0}, dual_residual{0}, relative_gap{0},
+      relative_complementarity{0};
   int iterations{0};
   bool used_sparse{false};
 };
@@ -181,7 +181,10 @@ PyInverseDynamics SplitInverseDynamics(const InverseDynamicsResult& r,
 SapSolverParameters MergedParameters(const py::object& parameters,
                                      const py::kwargs& kwargs) {
   SapSolverParameters p;
-  if (!parameters.is_none()) p = parameters.cast<SapSolverParameters>();
+  if (!parameters.is_none()) {
+    p = CastArgument<SapSolverParameters>(parameters, "parameters",
+                                          "SapSolverParameters");
+  }
   if (kwargs.size() > 0) p = FromKeywords(p, kwargs, "SapSolverParameters");
   Validate(p);
   return p;
@@ -200,8 +203,8 @@ void DefineParameters(py::module_& m) {
       "constraint_near_rigid_threshold, supported_delassus_estimate) are "
       "attributes here too (docs/theory.md §5, §19).");
   c.def(py::init([](const py::kwargs& kwargs) {
-          SapSolverParameters p =
-              FromKeywords(SapSolverParameters{}, kwargs, "SapSolverParameters");
+          SapSolverParameters p = FromKeywords(SapSolverParameters{}, kwargs,
+                                               "SapSolverParameters");
           Validate(p);
           return p;
         }),
@@ -341,8 +344,8 @@ void DefineParameters(py::module_& m) {
            " max_iterations=" + std::to_string(p.max_iterations) +
            " linear_solver='" + EnumToText(kLinearSolvers, p.linear_solver) +
            "' near_rigid_threshold=" +
-           std::string(py::repr(
-               py::float_(p.regularization.near_rigid_threshold))) +
+           std::string(
+               py::repr(py::float_(p.regularization.near_rigid_threshold))) +
            ">";
   });
 }
@@ -361,16 +364,19 @@ void DefineProblem(py::module_& m) {
       "and constraints were added. Units: SI (dt [s], stiffness [N/m], "
       "impulses [N*s]).");
   c.def(py::init([](double time_step) {
+          ValidateTimeStep(time_step, "SapProblem");
           auto p = std::make_unique<PyProblem>();
           p->problem.time_step = time_step;
           return p;
         }),
         py::arg("time_step") = SapProblem{}.time_step,
-        "SapProblem(time_step=1e-3): an empty problem with time step dt [s].");
+        "SapProblem(time_step=1e-3): an empty problem with time step dt [s] "
+        "(ValueError unless finite and > 0).");
   c.def_property(
       "time_step", [](const PyProblem& p) { return p.problem.time_step; },
       [](PyProblem& p, double dt) {
         p.CheckNotSolving("time_step");
+        ValidateTimeStep(dt, "SapProblem");
         p.problem.time_step = dt;
       },
       "Time step dt [s], > 0.");
@@ -384,8 +390,9 @@ void DefineProblem(py::module_& m) {
         if (t.A.rows() != t.A.cols() || t.A.rows() == 0) {
           throw py::value_error(
               "A: expected a square 2-D array (n, n) with n >= 1, got shape "
-              "(" + std::to_string(t.A.rows()) + ", " +
-              std::to_string(t.A.cols()) + ")");
+              "(" +
+              std::to_string(t.A.rows()) + ", " + std::to_string(t.A.cols()) +
+              ")");
         }
         t.v_star = ToVector(v_star, "v_star", static_cast<int>(t.A.rows()));
         t.name = name;
@@ -411,8 +418,8 @@ void DefineProblem(py::module_& m) {
         Contact k;
         k.first.tree = TreeIndex(p.problem, tree, "tree");
         k.first.J = ToMatrix(J, "J", 3, TreeSize(p.problem, tree));
-        k.second = SecondBlock<ContactJacobianBlock>(p.problem, second, tree,
-                                                     3);
+        k.second =
+            SecondBlock<ContactJacobianBlock>(p.problem, second, tree, 3);
         k.phi0 = phi0;
         k.parameters.stiffness = stiffness;
         k.parameters.dissipation_time_scale = dissipation_time_scale;
@@ -425,8 +432,10 @@ void DefineProblem(py::module_& m) {
         }
         k.normal_velocity0 = normal_velocity0;
         k.name = name;
-        const std::string label =
+        // The label C++ Validate(SapProblem) gives the contact.
+        std::string label =
             "contact " + std::to_string(p.problem.contacts.size());
+        if (!name.empty()) label += " ('" + name + "')";
         Validate(k.parameters, label);
         p.problem.contacts.push_back(std::move(k));
         return static_cast<int>(p.problem.contacts.size()) - 1;
@@ -438,8 +447,8 @@ void DefineProblem(py::module_& m) {
       py::arg("model") = ToString(defaults.model),
       py::arg("hunt_crossley_dissipation") = defaults.hunt_crossley_dissipation,
       py::arg("stiction_tolerance") = defaults.stiction_tolerance,
-      py::arg("bias_velocity") = py::none(),
-      py::arg("normal_velocity0") = 0.0, py::arg("name") = "",
+      py::arg("bias_velocity") = py::none(), py::arg("normal_velocity0") = 0.0,
+      py::arg("name") = "",
       "Adds a point contact and returns its index.\n\n"
       "tree, J: the first tree and its (3, n_tree) Jacobian block, rows "
       "(n, t1, t2); second=(tree_b, J_b) for a contact between two trees "
@@ -464,8 +473,8 @@ void DefineProblem(py::module_& m) {
         const int rows = static_cast<int>(c.g0.size());
         c.first.tree = TreeIndex(p.problem, tree, "tree");
         c.first.J = ToMatrix(J, "J", rows, TreeSize(p.problem, tree));
-        c.second = SecondBlock<ConstraintJacobianBlock>(p.problem, second,
-                                                        tree, rows);
+        c.second =
+            SecondBlock<ConstraintJacobianBlock>(p.problem, second, tree, rows);
         c.stiffness = stiffness;
         c.dissipation_time_scale = dissipation_time_scale;
         c.name = name;
@@ -474,8 +483,8 @@ void DefineProblem(py::module_& m) {
       },
       py::arg("tree"), py::arg("J"), py::arg("g0"),
       py::arg("stiffness") = std::numeric_limits<double>::infinity(),
-      py::arg("dissipation_time_scale") = -1.0,
-      py::arg("second") = py::none(), py::arg("name") = "",
+      py::arg("dissipation_time_scale") = -1.0, py::arg("second") = py::none(),
+      py::arg("name") = "",
       "Adds unilateral constraints g_i(q) >= 0 (joint limits, docs/theory.md "
       "§17) and returns their index: J (m, n_tree) maps velocities to "
       "dg/dt, g0 (m,) the values at the start of the step [m or rad], "
@@ -493,8 +502,8 @@ void DefineProblem(py::module_& m) {
         const int rows = static_cast<int>(c.g0.size());
         c.first.tree = TreeIndex(p.problem, tree, "tree");
         c.first.J = ToMatrix(J, "J", rows, TreeSize(p.problem, tree));
-        c.second = SecondBlock<ConstraintJacobianBlock>(p.problem, second,
-                                                        tree, rows);
+        c.second =
+            SecondBlock<ConstraintJacobianBlock>(p.problem, second, tree, rows);
         c.stiffness = stiffness;
         c.relaxation_time = relaxation_time;
         if (!impulse_lower.is_none()) {
@@ -544,8 +553,8 @@ void DefineProblem(py::module_& m) {
       },
       py::arg("tree"), py::arg("J"), py::arg("position"), py::arg("target"),
       py::arg("kp"), py::arg("kd"), py::arg("target_velocity") = py::none(),
-      py::arg("feedforward") = py::none(),
-      py::arg("effort_limit") = py::none(), py::arg("name") = "",
+      py::arg("feedforward") = py::none(), py::arg("effort_limit") = py::none(),
+      py::arg("name") = "",
       "Adds implicit PD actuation of m coordinates of one tree "
       "(docs/theory.md §17) and returns its index: J (m, n_tree) selects the "
       "coordinates' velocities; per row the position q0 at the start of the "
@@ -554,7 +563,9 @@ void DefineProblem(py::module_& m) {
       "effort_limit (inf).");
   c.def_property_readonly(
       "num_trees",
-      [](const PyProblem& p) { return static_cast<int>(p.problem.trees.size()); },
+      [](const PyProblem& p) {
+        return static_cast<int>(p.problem.trees.size());
+      },
       "Number of trees.");
   c.def_property_readonly(
       "num_contacts",
@@ -579,13 +590,11 @@ void DefineProblem(py::module_& m) {
       },
       py::arg("t"), "The (A, v_star) of tree t (copies).");
   c.def(
-      "validate",
-      [](const PyProblem& p) { Validate(p.problem); },
+      "validate", [](const PyProblem& p) { Validate(p.problem); },
       "Checks every input as the solvers do; raises ValueError naming the "
       "tree, contact or constraint and the field.");
   c.def(
-      "copy", [](const PyProblem& p) { return PyProblem(p); },
-      "A deep copy.");
+      "copy", [](const PyProblem& p) { return PyProblem(p); }, "A deep copy.");
   c.def("__repr__", [](const PyProblem& p) { return ProblemRepr(p.problem); });
 }
 
@@ -651,30 +660,42 @@ void DefineStatistics(py::module_& m) {
                     &SapSolverStatistics::participating_velocities)
       .def_readonly("patches", &SapSolverStatistics::patches)
       .def_readonly("time_model", &SapSolverStatistics::time_model, "[s]")
-      .def_readonly("time_assembly", &SapSolverStatistics::time_assembly,
-                    "[s]")
+      .def_readonly("time_assembly", &SapSolverStatistics::time_assembly, "[s]")
       .def_readonly("time_factorization",
                     &SapSolverStatistics::time_factorization, "[s]")
-      .def_readonly("time_line_search",
-                    &SapSolverStatistics::time_line_search, "[s]")
+      .def_readonly("time_line_search", &SapSolverStatistics::time_line_search,
+                    "[s]")
       .def_readonly("time_other", &SapSolverStatistics::time_other, "[s]")
       .def_readonly("time_total", &SapSolverStatistics::time_total, "[s]")
       .def(
           "as_dict",
           [](py::object self) {
             py::dict d;
-            for (const char* name :
-                 {"newton_iterations", "island_newton_iterations",
-                  "factorizations", "islands", "predicted_iterations",
-                  "predicted_contacts", "rejected_predictions",
-                  "line_search_iterations", "cost", "alpha",
-                  "scaled_residual", "line_search_iterations_per_newton",
-                  "final_scaled_residual", "final_cost",
-                  "reciprocal_condition", "symbolic_analyses",
-                  "participating_trees", "participating_velocities",
-                  "patches", "time_model", "time_assembly",
-                  "time_factorization", "time_line_search", "time_other",
-                  "time_total"}) {
+            for (const char* name : {"newton_iterations",
+                                     "island_newton_iterations",
+                                     "factorizations",
+                                     "islands",
+                                     "predicted_iterations",
+                                     "predicted_contacts",
+                                     "rejected_predictions",
+                                     "line_search_iterations",
+                                     "cost",
+                                     "alpha",
+                                     "scaled_residual",
+                                     "line_search_iterations_per_newton",
+                                     "final_scaled_residual",
+                                     "final_cost",
+                                     "reciprocal_condition",
+                                     "symbolic_analyses",
+                                     "participating_trees",
+                                     "participating_velocities",
+                                     "patches",
+                                     "time_model",
+                                     "time_assembly",
+                                     "time_factorization",
+                                     "time_line_search",
+                                     "time_other",
+                                     "time_total"}) {
               d[name] = self.attr(name);
             }
             return d;
@@ -684,8 +705,7 @@ void DefineStatistics(py::module_& m) {
 }
 
 void DefineSapSolver(py::module_& m) {
-  py::enum_<SapSolverStatus>(m, "SapSolverStatus",
-                             "Outcome of a SAP solve.")
+  py::enum_<SapSolverStatus>(m, "SapSolverStatus", "Outcome of a SAP solve.")
       .value("converged", SapSolverStatus::kConverged)
       .value("max_iterations", SapSolverStatus::kMaxIterations)
       .value("stalled", SapSolverStatus::kStalled)
@@ -776,26 +796,29 @@ void DefineSapSolver(py::module_& m) {
           "results.status.")
       .def_property_readonly(
           "total_symbolic_analyses",
-          [](const PySapSolver& s) { return s.solver.total_symbolic_analyses(); },
+          [](const PySapSolver& s) {
+            return s.solver.total_symbolic_analyses();
+          },
           "Sparse symbolic analyses over this solver's lifetime.");
 
   m.def(
       "calc_inverse_dynamics",
       [](PyProblem& p, const py::object& v, const py::object& parameters) {
-        const Eigen::VectorXd vv =
-            ToVector(v, "v", p.problem.num_velocities());
+        const Eigen::VectorXd vv = ToVector(v, "v", p.problem.num_velocities());
         const RegularizationParameters reg =
             parameters.is_none()
                 ? RegularizationParameters{}
-                : parameters.cast<SapSolverParameters>().regularization;
+                : CastArgument<SapSolverParameters>(parameters, "parameters",
+                                                    "SapSolverParameters")
+                      .regularization;
         InverseDynamicsResult r;
         {
           SolveGuard guard(p);
           py::gil_scoped_release release;
           r = CalcInverseDynamics(p.problem, reg, vv);
         }
-        return SplitInverseDynamics(r, static_cast<int>(
-                                           p.problem.contacts.size()));
+        return SplitInverseDynamics(
+            r, static_cast<int>(p.problem.contacts.size()));
       },
       py::arg("problem"), py::arg("v"), py::arg("parameters") = py::none(),
       "Inverse dynamics (SAP paper §III-B, Eq. (23)): for velocities v (nv,) "
@@ -881,8 +904,7 @@ void DefineRigidQp(py::module_& m) {
       .def_readonly("constraint_velocities",
                     &PyRigidResult::constraint_velocities)
       .def_readonly("velocities", &PyRigidResult::velocities)
-      .def_readonly("unbounded_direction",
-                    &PyRigidResult::unbounded_direction)
+      .def_readonly("unbounded_direction", &PyRigidResult::unbounded_direction)
       .def_readonly("objective", &PyRigidResult::objective)
       .def_readonly("iterations", &PyRigidResult::iterations)
       .def_readonly("primal_residual", &PyRigidResult::primal_residual)
@@ -901,7 +923,10 @@ void DefineRigidQp(py::module_& m) {
       "friction is used. solve() releases the GIL.")
       .def(py::init([](const py::object& options, const py::kwargs& kw) {
              RigidQpSolverOptions o;
-             if (!options.is_none()) o = options.cast<RigidQpSolverOptions>();
+             if (!options.is_none()) {
+               o = CastArgument<RigidQpSolverOptions>(options, "options",
+                                                      "RigidQpSolverOptions");
+             }
              if (kw.size() > 0) o = FromKeywords(o, kw, "RigidQpSolverOptions");
              return PyRigidSolver{o};
            }),

@@ -1,8 +1,13 @@
 // Python binding of parameter sweeps (studies/): the low-level _sweep that
 // runs the points and returns the table as text cells; sapcontact.sweep
-// (__init__.py) turns it into numpy columns and a pandas DataFrame.
+// (__init__.py) turns it into numpy columns and a pandas DataFrame. The
+// columns are those of sweep.csv, but numbers are exact: metrics and
+// estimates as "%.17g" (sweep.csv rounds them to 9 digits; "inf" and "-inf"
+// stay, NaN is an empty cell), summary fields as summary.json has them.
 #include <pybind11/stl.h>
 
+#include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -12,6 +17,29 @@
 #include "sapcontact/studies/sweep_table.h"
 
 namespace sapcontact::python {
+namespace {
+
+std::string ExactNumber(double v) {
+  if (std::isnan(v)) return "";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buffer[40];
+  std::snprintf(buffer, sizeof(buffer), "%.17g", v);
+  return buffer;
+}
+
+// The cells of the metrics and estimates of `rows` replaced by exact ones.
+void ExactMetricCells(const std::vector<SweepRow>& rows, SweepTable* table) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (const auto* list : {&rows[i].metrics, &rows[i].estimates}) {
+      for (const MetricValue& m : *list) {
+        const int col = table->Column(m.name);
+        if (col >= 0) table->rows[i][col] = ExactNumber(m.value);
+      }
+    }
+  }
+}
+
+}  // namespace
 
 void DefineSweep(py::module_& m) {
   m.def(
@@ -43,13 +71,14 @@ void DefineSweep(py::module_& m) {
           const std::vector<SweepRow> rows = RunSweep(path, axes, options);
           table = MakeSweepTable(
               axes, metrics.empty() ? DefaultMetricNames() : metrics, rows);
+          ExactMetricCells(rows, &table);
         }
         return py::make_tuple(table.columns, table.rows);
       },
       py::arg("scene"), py::arg("vary"), py::arg("fixed"), py::arg("metrics"),
       py::arg("jobs"), py::arg("workers"),
-      "Runs a sweep and returns (columns, rows) of text cells as sweep.csv "
-      "has them. Use sapcontact.sweep().");
+      "Runs a sweep and returns (columns, rows) of text cells (the columns "
+      "of sweep.csv, numbers exact). Use sapcontact.sweep().");
 }
 
 }  // namespace sapcontact::python
