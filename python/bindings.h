@@ -22,6 +22,10 @@ void DefineSimulation(py::module_& m);
 /// sweep (sweep_bindings.cc).
 void DefineSweep(py::module_& m);
 
+/// Rewraps every docstring of the module at 72 columns for help() and
+/// names the classes sapcontact.X (docstrings.cc); called last.
+void WrapDocstrings(py::module_& m);
+
 /// A file path argument (str or os.PathLike) as text; TypeError naming
 /// `name` otherwise.
 std::string PathArgument(py::handle value, const std::string& name);
@@ -48,7 +52,7 @@ T CastArgument(py::handle value, const char* name, const char* type_name) {
 /// Python class, each keyword set as an attribute (a TypeError for a name
 /// the class does not have, `what` naming the class).
 template <class T>
-T FromKeywords(const T& defaults, const py::kwargs& kwargs, const char* what) {
+T FromKeywords(const T& defaults, const py::dict& kwargs, const char* what) {
   py::object object = py::cast(defaults);
   for (const auto& item : kwargs) {
     const std::string key = py::str(item.first);

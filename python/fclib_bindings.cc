@@ -226,7 +226,7 @@ void DefineFclib(py::module_& m) {
   m.def(
       "solve_fclib",
       [](const py::object& problem, const std::string& solver, bool refine,
-         const py::object& sap_parameters) {
+         const py::object& sap_parameters, bool continuation) {
         FclibSolverOptions options;
         if (solver == "rigid") {
           options.solver = FclibSolverKind::kRigid;
@@ -245,10 +245,17 @@ void DefineFclib(py::module_& m) {
           p = &read;
         }
         options.refine = refine;
-        if (!sap_parameters.is_none()) {
+        options.continuation = continuation;
+        if (py::isinstance<py::dict>(sap_parameters)) {
+          options.sap =
+              FromKeywords(options.sap, sap_parameters.cast<py::dict>(),
+                           "SapSolverParameters");
+        } else if (!sap_parameters.is_none()) {
           options.sap = CastArgument<SapSolverParameters>(
-              sap_parameters, "sap_parameters", "SapSolverParameters");
+              sap_parameters, "sap_parameters",
+              "SapSolverParameters or a dict of its fields");
         }
+        Validate(options.sap);
         PyFclibResult out;
         {
           py::gil_scoped_release release;
@@ -259,12 +266,19 @@ void DefineFclib(py::module_& m) {
         return out;
       },
       py::arg("problem"), py::arg("solver") = "rigid", py::arg("refine") = true,
-      py::arg("sap_parameters") = py::none(),
+      py::arg("sap_parameters") = py::none(), py::arg("continuation") = true,
       "Solves an FCLib problem (an FclibProblem or a file path) with the "
-      "rigid-contact QP ('rigid', default) or SAP ('sap', with a stiff "
-      "continuation; sap_parameters replaces its SapSolverParameters), "
-      "refined on the Coulomb law when refine is True. Returns "
-      "FclibResults with FCLib's residuals.");
+      "rigid-contact QP ('rigid', default; refined on the Coulomb law by a "
+      "natural-map Newton method when refine is True) or SAP in its stiff "
+      "limit ('sap', as sapsim fclib --solver sap: beta = 1e-3, sigma = "
+      "1e-6, rel_tolerance = 1e-8, max_iterations = 200, reached by "
+      "continuation from (1, 1e-3) unless continuation is False). "
+      "sap_parameters: a dict of SapSolverParameters fields replacing "
+      "those stiff-limit defaults (e.g. {'rel_tolerance': 1e-10}), or a "
+      "whole SapSolverParameters (its own defaults are SAP's compliant "
+      "ones, beta = 1: not the stiff limit). Returns FclibResults with "
+      "FCLib's residuals; a failed solve is reported in status, not "
+      "raised.");
 }
 
 }  // namespace sapcontact::python

@@ -18,4 +18,5 @@ PYBIND11_MODULE(_sapcontact, m) {
   sapcontact::python::DefineFclib(m);
   sapcontact::python::DefineSimulation(m);
   sapcontact::python::DefineSweep(m);
+  sapcontact::python::WrapDocstrings(m);
 }

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "python/bindings.h"
+#include "sapcontact/sim/scene/scene_loader.h"
+#include "sapcontact/sim/stepping/simulation.h"
 #include "sapcontact/studies/metrics.h"
 #include "sapcontact/studies/sweep_runner.h"
 #include "sapcontact/studies/sweep_table.h"
@@ -47,15 +49,35 @@ void DefineSweep(py::module_& m) {
       [](const py::object& scene, const std::vector<std::string>& vary,
          const std::vector<std::string>& fixed,
          const std::vector<std::string>& metrics, int jobs,
-         const std::string& workers) {
+         const std::string& workers, double window) {
         const std::string path = PathArgument(scene, "scene");
         std::vector<SweepAxis> axes;
         for (const std::string& spec : vary) {
           axes.push_back(ParseSweepAxis(spec));
         }
+        // As sapsim sweep: unknown metrics, and bad keys or values common
+        // to every run (those of the first point), fail before any run.
+        for (const std::string& name : metrics) {
+          if (!IsMetricName(name)) {
+            throw py::value_error("metrics: '" + name +
+                                  "': unknown metric (see docs/studies.md)");
+          }
+        }
+        std::vector<std::string> first = fixed;
+        const std::vector<SweepPoint> points = ExpandSweep(axes);
+        if (!points.empty()) {
+          first.insert(first.end(), points[0].overrides.begin(),
+                       points[0].overrides.end());
+        }
+        try {
+          StepCount(LoadScene(path, first));
+        } catch (const SceneError& e) {
+          throw py::value_error(e.what());
+        }
         SweepOptions options;
         options.fixed_overrides = fixed;
         options.metrics.metrics = metrics;
+        options.metrics.window_fraction = window;
         options.jobs = jobs;
         if (workers == "processes") {
           options.workers = SweepWorkers::kProcesses;
@@ -76,7 +98,7 @@ void DefineSweep(py::module_& m) {
         return py::make_tuple(table.columns, table.rows);
       },
       py::arg("scene"), py::arg("vary"), py::arg("fixed"), py::arg("metrics"),
-      py::arg("jobs"), py::arg("workers"),
+      py::arg("jobs"), py::arg("workers"), py::arg("window"),
       "Runs a sweep and returns (columns, rows) of text cells (the columns "
       "of sweep.csv, numbers exact). Use sapcontact.sweep().");
 }

@@ -173,17 +173,21 @@ def _column_array(name: str, cells: List[str]) -> _np.ndarray:
     return _np.array(values, dtype=_np.float64)
 
 
-def _value_text(value: Any) -> str:
-    if isinstance(value, bool):
+def _value_text(value: Any, what: str) -> str:
+    """A scene value as override text: bools true/false, numbers exact
+    (repr), sequences as YAML flow lists, strings as they are."""
+    if isinstance(value, (bool, _np.bool_)):
         return "true" if value else "false"
     if isinstance(value, str):
         return value
-    if isinstance(value, (int, float, _np.integer, _np.floating)):
-        return repr(float(value)) if isinstance(value, (float, _np.floating)) else str(int(value))
+    if isinstance(value, (int, _np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, _np.floating)):
+        return repr(float(value))
     if isinstance(value, (list, tuple, _np.ndarray)):
-        return "[" + ",".join(_value_text(v) for v in value) + "]"
+        return "[" + ",".join(_value_text(v, what) for v in value) + "]"
     raise TypeError(
-        f"vary: expected numbers, bools, strings or lists as values, got "
+        f"{what}: expected numbers, bools, strings or lists as values, got "
         f"{type(value).__name__}"
     )
 
@@ -202,7 +206,9 @@ def _axis_spec(keys: Union[str, Sequence[str]], values: Any) -> str:
             f"vary[{keys!r}]: expected a non-empty list of values or a range "
             f"'START:STOP:COUNT[:log]'"
         )
-    return f"{key}=" + ",".join(_value_text(v) for v in values)
+    return f"{key}=" + ",".join(
+        _value_text(v, f"vary[{keys!r}]") for v in values
+    )
 
 
 def sweep(
@@ -212,6 +218,7 @@ def sweep(
     metrics: Optional[Sequence[str]] = None,
     jobs: int = 0,
     workers: str = "processes",
+    window: float = 0.1,
 ) -> SweepResult:
     """Runs a parameter sweep of a scene (``sapsim sweep``) and returns the
     table as numpy columns (``SweepResult``).
@@ -220,18 +227,28 @@ def sweep(
     vary: the varied scene values, one axis per entry, the first varying
     slowest: a dict ``{key: [v1, v2, ...]}`` or ``{key: "START:STOP:COUNT"}``
     (``":log"`` for log spacing), a tuple of keys for linked keys that take
-    the same values (``{("solver.near_rigid_threshold", "solver.sigma"):
-    [...]}``), or a list of ``sapsim sweep --vary`` strings
+    the same values (``{("solver.near_rigid_threshold",
+    "solver.friction_regularization"): [1, 0.1]}``), or a list of ``sapsim sweep --vary`` strings
     (``"time_step=1e-3,1e-2"``). Keys are the override keys of
     docs/scenes.md.
     fixed: overrides applied to every run (as in ``run_scene``).
-    metrics: metric names (docs/studies.md); default the standard set.
+    metrics: metric names (docs/studies.md); default all but the
+    expensive rigid_qp_* ones, as ``sapsim sweep``.
     jobs: parallel runs (<= 0: one per core). workers: "processes" (each
-    run in a forked child, the default) or "threads".
+    run in a forked child, as ``sapsim sweep``; the default) or "threads"
+    (in this process: the same numbers, README "Threads").
+    window: fraction of each run at its end over which the resting metrics
+    are averaged (``sapsim sweep --window``), in (0, 1].
 
-    Raises ValueError for a bad axis, key or metric name; a run that fails
-    is a row whose ``status`` is "error" (its ``error`` says why).
+    The columns are those of ``sweep.csv`` with exact numbers (the CSV
+    rounds metrics to 9 digits). Raises ValueError for a bad axis, key,
+    value or metric name, before any run starts; a run that fails is a row
+    whose ``status`` is "error" (its ``error`` says why); a run with failed
+    solver steps has ``status`` "failed_steps". The GIL is released while
+    the runs go on.
     """
+    if not (0.0 < float(window) <= 1.0):
+        raise ValueError(f"window: {window!r} is not in (0, 1]")
     if isinstance(vary, Mapping):
         specs = [_axis_spec(k, v) for k, v in vary.items()]
     elif isinstance(vary, str):
@@ -240,11 +257,15 @@ def sweep(
         specs = [str(s) for s in vary]
     if isinstance(fixed, Mapping) or fixed is None:
         fixed_list = [
-            f"{k}={_value_text(v)}" for k, v in (fixed or {}).items()
+            f"{k}={_value_text(v, f'fixed[{k!r}]')}"
+            for k, v in (fixed or {}).items()
         ]
     else:
         fixed_list = [str(s) for s in fixed]
+    if isinstance(metrics, str):
+        metrics = [metrics]
     columns, rows = _sapcontact._sweep(
-        scene, specs, fixed_list, list(metrics or []), int(jobs), workers
+        scene, specs, fixed_list, list(metrics or []), int(jobs), workers,
+        float(window)
     )
     return SweepResult(columns, rows)
