@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "sapcontact/sim/stepping/csv_reader.h"
+#include "sapcontact/studies/gnuplot.h"
 
 namespace sapcontact {
 namespace {
@@ -18,31 +19,6 @@ namespace fs = std::filesystem;
 
 // Bodies named in the legend; the others are drawn without a name.
 constexpr size_t kMaxLegendBodies = 12;
-
-const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
-                               "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
-
-// A string for a gnuplot double-quoted literal.
-std::string Quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
 
 std::string Num(double v) {
   char buffer[40];
@@ -57,8 +33,9 @@ std::string Header(const std::string& file, const std::string& title,
          "set terminal pngcairo size 1000,600 enhanced font \"DejaVu "
          "Sans,11\"\n"
          "set output " +
-         Quote(file) + "\nset title " + Quote(title) +
-         " noenhanced\nset xlabel \"time [s]\"\nset ylabel " + Quote(ylabel) +
+         GnuplotString(file) + "\nset title " + GnuplotString(title) +
+         " noenhanced\nset xlabel \"time [s]\"\nset ylabel " +
+         GnuplotString(ylabel) +
          " noenhanced\nset grid\nset key outside right top noenhanced\n";
 }
 
@@ -78,14 +55,15 @@ void BodyPlot(std::ostream& gp, const std::string& file,
     for (size_t i = 0; i < bodies.size(); ++i) {
       gp << (i ? ", \\\n     " : "") << "\"run_plot_data/bodies.dat\" index "
          << i << " using 1:" << column << " with lines lw " << width
-         << " lc rgb " << Quote(kColors[i % 8]) << " "
-         << (i < kMaxLegendBodies ? "title " + Quote(bodies[i]) : "notitle");
+         << " lc rgb " << GnuplotString(kGnuplotColors[i % 8]) << " "
+         << (i < kMaxLegendBodies ? "title " + GnuplotString(bodies[i])
+                                  : "notitle");
     }
     if (bodies.size() > kMaxLegendBodies) {
       gp << ", \\\n     NaN with lines lc rgb \"#888888\" title "
-         << Quote("... and " +
-                  std::to_string(bodies.size() - kMaxLegendBodies) +
-                  " more bodies");
+         << GnuplotString("... and " +
+                          std::to_string(bodies.size() - kMaxLegendBodies) +
+                          " more bodies");
     }
     gp << "\n";
   }
@@ -108,8 +86,8 @@ void StepPlot(std::ostream& gp, const std::string& file,
   for (size_t i = 0; i < lines.size(); ++i) {
     gp << (i ? ", \\\n     " : "")
        << "\"run_plot_data/steps.dat\" using 1:" << lines[i].column << " with "
-       << style << " lw 1.5 lc rgb " << Quote(lines[i].color) << " title "
-       << Quote(lines[i].title);
+       << style << " lw 1.5 lc rgb " << GnuplotString(lines[i].color)
+       << " title " << GnuplotString(lines[i].title);
   }
   gp << "\nunset output\n\n";
 }
@@ -223,18 +201,7 @@ void WriteRunPlots(const std::string& output_dir) {
     out << gp.str();
     if (!out) throw std::runtime_error("cannot write " + script.string());
   }
-  if (std::system("command -v gnuplot > /dev/null 2>&1") != 0) {
-    throw std::runtime_error(
-        "gnuplot not found (Debian package gnuplot-nox, installed by "
-        "scripts/setup): wrote " +
-        script.string() + ", no PNG");
-  }
-  const std::string command = "cd " + ShellQuote(dir.string()) +
-                              " && gnuplot run_plots.gp > run_plots.log 2>&1";
-  if (std::system(command.c_str()) != 0) {
-    throw std::runtime_error("gnuplot failed on " + script.string() + "; see " +
-                             (dir / "run_plots.log").string());
-  }
+  RunGnuplot(dir.string(), "run_plots.gp", "run_plots.log");
   for (const std::string& file : png) {
     if (fs::file_size(dir / file, ec) == 0 || ec) {
       throw std::runtime_error("gnuplot wrote no " + (dir / file).string() +

@@ -10,41 +10,17 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sapcontact/studies/gnuplot.h"
 #include "sapcontact/studies/metrics.h"
 
 namespace sapcontact {
 namespace {
-
-const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
-                               "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
-
-// A string for a gnuplot double-quoted literal.
-std::string Q(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 std::string Num(double v) {
   if (!std::isfinite(v)) return "NaN";
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.10g", v);
   return buffer;
-}
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
 }
 
 bool UseLog(PlotScale scale, const std::vector<double>& values) {
@@ -182,12 +158,12 @@ bool AddPlot(const SweepTable& t, const PlotSpec& p, const std::string& dir,
     out << "\n\n";
     return block++;
   };
-  const std::string file = Q(data);
+  const std::string file = GnuplotString(data);
   const std::string points =
       p.points_label.empty() ? "measured" : p.points_label;
   for (size_t i = 0; i < order.size(); ++i) {
     Series& s = by_key[order[i]];
-    const std::string color = Q(kColors[i % 8]);
+    const std::string color = GnuplotString(kGnuplotColors[i % 8]);
     const std::string suffix = s.label.empty() ? "" : ", " + s.label;
     if (!s.ok.empty()) {
       // Reference-line anchor: in the first series with points, the point
@@ -211,14 +187,15 @@ bool AddPlot(const SweepTable& t, const PlotSpec& p, const std::string& dir,
       const int b = write_block(s.ok);
       clauses.push_back(file + " index " + std::to_string(b) +
                         " using 1:2 with points pt 7 ps 1.4 lc rgb " + color +
-                        " title " + Q(points + suffix) + " noenhanced");
+                        " title " + GnuplotString(points + suffix) +
+                        " noenhanced");
     }
     if (!s.failed.empty()) {
       const int b = write_block(s.failed);
-      clauses.push_back(file + " index " + std::to_string(b) +
-                        " using 1:2 with points pt 6 ps 1.6 lc rgb " + color +
-                        " title " + Q(points + " (failed steps)" + suffix) +
-                        " noenhanced");
+      clauses.push_back(
+          file + " index " + std::to_string(b) +
+          " using 1:2 with points pt 6 ps 1.6 lc rgb " + color + " title " +
+          GnuplotString(points + " (failed steps)" + suffix) + " noenhanced");
     }
     std::vector<bool> has_line(p.estimates.size(), false);
     for (const auto& r : s.lines) {
@@ -236,10 +213,11 @@ bool AddPlot(const SweepTable& t, const PlotSpec& p, const std::string& dir,
               FindMetricDefinition(p.estimates[j].column);
           label = d ? d->description : p.estimates[j].column;
         }
-        clauses.push_back(file + " index " + std::to_string(b) + " using 1:" +
-                          std::to_string(3 + j) + " with lines lw 2 dt " +
-                          std::to_string(1 + j % 5) + " lc rgb " + color +
-                          " title " + Q(label + suffix) + " noenhanced");
+        clauses.push_back(file + " index " + std::to_string(b) +
+                          " using 1:" + std::to_string(3 + j) +
+                          " with lines lw 2 dt " + std::to_string(1 + j % 5) +
+                          " lc rgb " + color + " title " +
+                          GnuplotString(label + suffix) + " noenhanced");
       }
     }
     if (vc >= 0) {
@@ -247,12 +225,13 @@ bool AddPlot(const SweepTable& t, const PlotSpec& p, const std::string& dir,
       if (valid(v, logx)) {
         arrows.push_back("set arrow from " + Num(v) + ", graph 0 to " + Num(v) +
                          ", graph 1 nohead dt 3 lw 2 lc rgb " + color);
-        clauses.push_back(
-            "NaN with lines dt 3 lw 2 lc rgb " + color + " title " +
-            Q((p.vertical_line_label.empty() ? p.vertical_line
+        clauses.push_back("NaN with lines dt 3 lw 2 lc rgb " + color +
+                          " title " +
+                          GnuplotString((p.vertical_line_label.empty()
+                                             ? p.vertical_line
                                              : p.vertical_line_label) +
-              suffix) +
-            " noenhanced");
+                                        suffix) +
+                          " noenhanced");
       }
     }
   }
@@ -265,7 +244,8 @@ bool AddPlot(const SweepTable& t, const PlotSpec& p, const std::string& dir,
     std::snprintf(label, sizeof(label), "reference line, slope %g",
                   p.reference_slope);
     clauses.push_back(std::string(expr) + " with lines lw 1 dt 4 lc rgb " +
-                      Q("#555555") + " title " + Q(label));
+                      GnuplotString("#555555") + " title " +
+                      GnuplotString(label));
   }
 
   if (block == 0) return false;  // nothing measured or estimated to draw
@@ -281,12 +261,15 @@ bool AddPlot(const SweepTable& t, const PlotSpec& p, const std::string& dir,
                 height, (key_height + 70.0) / height,
                 (key_height / 2.0 + 5.0) / height);
   gp << "reset\n"
-     << layout << "set output " << Q(p.file) << "\n"
-     << "set title " << Q(p.title.empty() ? p.y + " vs " + p.x : p.title)
+     << layout << "set output " << GnuplotString(p.file) << "\n"
+     << "set title "
+     << GnuplotString(p.title.empty() ? p.y + " vs " + p.x : p.title)
      << " noenhanced\n"
-     << "set xlabel " << Q(p.xlabel.empty() ? ColumnLabel(p.x) : p.xlabel)
+     << "set xlabel "
+     << GnuplotString(p.xlabel.empty() ? ColumnLabel(p.x) : p.xlabel)
      << " noenhanced\n"
-     << "set ylabel " << Q(p.ylabel.empty() ? ColumnLabel(p.y) : p.ylabel)
+     << "set ylabel "
+     << GnuplotString(p.ylabel.empty() ? ColumnLabel(p.y) : p.ylabel)
      << " noenhanced\n"
      << "set grid\nset autoscale fix\n"
      << "set offsets graph 0.04, graph 0.04, graph 0.06, graph 0.06\n";
@@ -328,18 +311,7 @@ std::vector<std::string> WritePlots(const SweepTable& table,
     if (!script) throw std::runtime_error("cannot write " + dir + "/plots.gp");
   }
   if (written.empty()) return written;
-  if (std::system("command -v gnuplot > /dev/null 2>&1") != 0) {
-    throw std::runtime_error(
-        "gnuplot not found (Debian package gnuplot-nox, installed by "
-        "scripts/setup): wrote " +
-        dir + "/plots.gp, no PNG");
-  }
-  const std::string command =
-      "cd " + ShellQuote(dir) + " && gnuplot plots.gp > plots.log 2>&1";
-  if (std::system(command.c_str()) != 0) {
-    throw std::runtime_error("gnuplot failed on " + dir + "/plots.gp; see " +
-                             dir + "/plots.log");
-  }
+  RunGnuplot(dir, "plots.gp", "plots.log");
   return written;
 }
 

@@ -158,16 +158,8 @@ void ReplayPoseRecorder::Record(const TimeStepper& stepper) {
   std::vector<Pose> poses;
   for (const BodyState& s : stepper.state()) poses.push_back(s.pose);
   for (size_t r = 0; r < scene_.robots.size(); ++r) {
-    const RobotDescription& d = scene_.robots[r].description;
-    const std::vector<Eigen::Isometry3d> X_WL =
-        stepper.LinkPoses(static_cast<int>(r));
-    for (const RobotGeometry& g : d.geometries) {
-      Pose p;
-      p.position = X_WL[g.link] * g.pose_in_link.position;
-      p.orientation = Eigen::Quaterniond(X_WL[g.link].linear()) *
-                      g.pose_in_link.orientation;
-      poses.push_back(p);
-    }
+    AppendGeometryPoses(scene_.robots[r].description,
+                        stepper.LinkPoses(static_cast<int>(r)), &poses);
   }
   WriteRows(stepper.time(), poses);
 }

@@ -15,6 +15,18 @@ std::vector<bool> MovingLinks(const MultibodyTree& tree) {
   return moves;
 }
 
+void AppendGeometryPoses(const RobotDescription& robot,
+                         const std::vector<Eigen::Isometry3d>& X_WL,
+                         std::vector<Pose>* poses) {
+  for (const RobotGeometry& g : robot.geometries) {
+    Pose p;
+    p.position = X_WL[g.link] * g.pose_in_link.position;
+    p.orientation =
+        Eigen::Quaterniond(X_WL[g.link].linear()) * g.pose_in_link.orientation;
+    poses->push_back(p);
+  }
+}
+
 std::vector<Pose> ColliderPoses(const Scene& scene,
                                 const std::vector<Eigen::VectorXd>& q) {
   std::vector<Pose> poses;
@@ -23,13 +35,7 @@ std::vector<Pose> ColliderPoses(const Scene& scene,
   for (size_t r = 0; r < scene.robots.size(); ++r) {
     const RobotDescription& d = scene.robots[r].description;
     CalcLinkPoses(d.tree, q[r], &X_WL);
-    for (const RobotGeometry& g : d.geometries) {
-      Pose p;
-      p.position = X_WL[g.link] * g.pose_in_link.position;
-      p.orientation = Eigen::Quaterniond(X_WL[g.link].linear()) *
-                      g.pose_in_link.orientation;
-      poses.push_back(p);
-    }
+    AppendGeometryPoses(d, X_WL, &poses);
   }
   return poses;
 }

@@ -16,6 +16,12 @@ namespace sapcontact {
 /// is not fixed).
 std::vector<bool> MovingLinks(const MultibodyTree& tree);
 
+/// Appends the world poses of the collision geometries of `robot` (in
+/// RobotDescription order) given its links' world poses X_WL.
+void AppendGeometryPoses(const RobotDescription& robot,
+                         const std::vector<Eigen::Isometry3d>& X_WL,
+                         std::vector<Pose>* poses);
+
 /// World poses of every collider (bodies, then robot geometries) with the
 /// bodies at their initial poses and robot r at positions q[r].
 std::vector<Pose> ColliderPoses(const Scene& scene,
