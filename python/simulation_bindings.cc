@@ -338,7 +338,7 @@ void DefineSimulation(py::module_& m) {
           "Names usable as result[name].")
       .def(
           "__getitem__",
-          [](py::object self, const std::string& key) {
+          [](py::object self, const std::string& key) -> py::object {
             const auto keys =
                 self.attr("keys")().cast<std::vector<std::string>>();
             for (const std::string& k : keys) {

@@ -801,6 +801,19 @@ void DefineSapSolver(py::module_& m) {
           },
           "Sparse symbolic analyses over this solver's lifetime.");
 
+  py::class_<PyInverseDynamics>(
+      m, "InverseDynamics",
+      "Result of calc_inverse_dynamics: v_c and gamma (nc, 3) [m/s, N*s], "
+      "constraint_velocities and constraint_impulses (rows of the limit, "
+      "holonomic and actuation constraints), generalized_impulse (nv,).")
+      .def_readonly("v_c", &PyInverseDynamics::v_c)
+      .def_readonly("gamma", &PyInverseDynamics::gamma)
+      .def_readonly("constraint_velocities",
+                    &PyInverseDynamics::constraint_velocities)
+      .def_readonly("constraint_impulses",
+                    &PyInverseDynamics::constraint_impulses)
+      .def_readonly("generalized_impulse",
+                    &PyInverseDynamics::generalized_impulse);
   m.def(
       "calc_inverse_dynamics",
       [](PyProblem& p, const py::object& v, const py::object& parameters) {
@@ -828,19 +841,6 @@ void DefineSapSolver(py::module_& m) {
       "constraints' rows and generalized_impulse J' gamma (nv,). At a "
       "solution v of SapSolver, generalized_impulse equals A (v - v*).");
   m.attr("CalcInverseDynamics") = m.attr("calc_inverse_dynamics");
-  py::class_<PyInverseDynamics>(
-      m, "InverseDynamics",
-      "Result of calc_inverse_dynamics: v_c and gamma (nc, 3) [m/s, N*s], "
-      "constraint_velocities and constraint_impulses (rows of the limit, "
-      "holonomic and actuation constraints), generalized_impulse (nv,).")
-      .def_readonly("v_c", &PyInverseDynamics::v_c)
-      .def_readonly("gamma", &PyInverseDynamics::gamma)
-      .def_readonly("constraint_velocities",
-                    &PyInverseDynamics::constraint_velocities)
-      .def_readonly("constraint_impulses",
-                    &PyInverseDynamics::constraint_impulses)
-      .def_readonly("generalized_impulse",
-                    &PyInverseDynamics::generalized_impulse);
 }
 
 void DefineRigidQp(py::module_& m) {

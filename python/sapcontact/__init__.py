@@ -30,9 +30,19 @@ Example::
 """
 
 import os
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import (
+    Any,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Union,
+)
 
 import numpy as _np
+import numpy.typing as _npt
 
 from ._sapcontact import (  # noqa: F401  (re-exported)
     __version__,
@@ -104,12 +114,12 @@ class SweepResult:
 
     def __init__(self, columns: List[str], rows: List[List[str]]):
         self.columns: List[str] = list(columns)
-        self._data: Dict[str, _np.ndarray] = {}
+        self._data: Dict[str, _npt.NDArray[Any]] = {}
         for j, name in enumerate(self.columns):
             cells = [row[j] for row in rows]
             self._data[name] = _column_array(name, cells)
 
-    def __getitem__(self, name: str) -> _np.ndarray:
+    def __getitem__(self, name: str) -> _npt.NDArray[Any]:
         try:
             return self._data[name]
         except KeyError:
@@ -127,15 +137,15 @@ class SweepResult:
     def keys(self) -> List[str]:
         return list(self.columns)
 
-    def as_dict(self) -> Dict[str, _np.ndarray]:
+    def as_dict(self) -> Dict[str, _npt.NDArray[Any]]:
         """The columns as a dict of numpy arrays, in table order."""
         return dict(self._data)
 
-    def to_pandas(self):
+    def to_pandas(self) -> Any:
         """The table as a pandas DataFrame (raises ImportError without
         pandas; Debian package python3-pandas)."""
         try:
-            import pandas
+            import pandas  # type: ignore[import]
         except ImportError as e:
             raise ImportError(
                 "SweepResult.to_pandas needs pandas (Debian package "
@@ -144,7 +154,7 @@ class SweepResult:
         return pandas.DataFrame(self._data, columns=self.columns)
 
     @property
-    def dataframe(self):
+    def dataframe(self) -> Any:
         """A pandas DataFrame of the table, or None when pandas is not
         installed."""
         try:
@@ -153,10 +163,13 @@ class SweepResult:
             return None
 
     def __repr__(self) -> str:
-        return f"<sapcontact.SweepResult {len(self)} rows, {len(self.columns)} columns>"
+        return (
+            f"<sapcontact.SweepResult {len(self)} rows, "
+            f"{len(self.columns)} columns>"
+        )
 
 
-def _column_array(name: str, cells: List[str]) -> _np.ndarray:
+def _column_array(name: str, cells: List[str]) -> _npt.NDArray[Any]:
     if name == "index":
         return _np.array([int(c) for c in cells], dtype=_np.int64)
     if name in ("status", "error"):
@@ -228,9 +241,9 @@ def sweep(
     slowest: a dict ``{key: [v1, v2, ...]}`` or ``{key: "START:STOP:COUNT"}``
     (``":log"`` for log spacing), a tuple of keys for linked keys that take
     the same values (``{("solver.near_rigid_threshold",
-    "solver.friction_regularization"): [1, 0.1]}``), or a list of ``sapsim sweep --vary`` strings
-    (``"time_step=1e-3,1e-2"``). Keys are the override keys of
-    docs/scenes.md.
+    "solver.friction_regularization"): [1, 0.1]}``), or a list of
+    ``sapsim sweep --vary`` strings (``"time_step=1e-3,1e-2"``). Keys are
+    the override keys of docs/scenes.md.
     fixed: overrides applied to every run (as in ``run_scene``).
     metrics: metric names (docs/studies.md); default all but the
     expensive rigid_qp_* ones, as ``sapsim sweep``.
