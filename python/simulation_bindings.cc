@@ -6,6 +6,7 @@
 // while simulating.
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -153,13 +154,19 @@ py::dict SummaryDict(const Scene& scene, const SimulationSummary& s) {
   return py::module_::import("json").attr("loads")(SummaryToJson(scene, s));
 }
 
-// The text of one override value: numbers as Python's repr (exact), bools
-// as true/false, sequences as YAML flow lists, strings as given.
+// The text of one override value: numbers as Python's repr (exact;
+// infinity as YAML's .inf), bools as true/false, sequences as YAML flow
+// lists, strings as given.
 std::string OverrideValue(py::handle value, const std::string& key) {
   if (py::isinstance<py::bool_>(value)) {
     return value.cast<bool>() ? "true" : "false";
   }
   if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::isinstance<py::float_>(value)) {
+    const double x = value.cast<double>();
+    if (std::isinf(x)) return x > 0 ? ".inf" : "-.inf";  // YAML's spelling
+    if (std::isnan(x)) return ".nan";
+  }
   if (py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)) {
     return py::repr(value).cast<std::string>();
   }

@@ -29,6 +29,7 @@ Example::
     print(r.status, r.v, r.gamma)
 """
 
+import math as _math
 import os
 from typing import (
     Any,
@@ -188,7 +189,8 @@ def _column_array(name: str, cells: List[str]) -> _npt.NDArray[Any]:
 
 def _value_text(value: Any, what: str) -> str:
     """A scene value as override text: bools true/false, numbers exact
-    (repr), sequences as YAML flow lists, strings as they are."""
+    (repr; infinity as YAML's .inf), sequences as YAML flow lists, strings
+    as they are."""
     if isinstance(value, (bool, _np.bool_)):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -196,7 +198,10 @@ def _value_text(value: Any, what: str) -> str:
     if isinstance(value, (int, _np.integer)):
         return str(int(value))
     if isinstance(value, (float, _np.floating)):
-        return repr(float(value))
+        x = float(value)
+        if _math.isinf(x):  # YAML spells infinity .inf
+            return ".inf" if x > 0 else "-.inf"
+        return ".nan" if _math.isnan(x) else repr(x)
     if isinstance(value, (list, tuple, _np.ndarray)):
         return "[" + ",".join(_value_text(v, what) for v in value) + "]"
     raise TypeError(

@@ -241,3 +241,19 @@ def test_generalized_forces_on_a_robot(scenes_dir):
     v = sim.state()["robots"]["pendulum"]["v"][0]
     assert v == pytest.approx(tau / I * t, rel=1e-2)
     assert q - q0 == pytest.approx(0.5 * tau / I * t * t, rel=2e-2)
+
+
+def test_overrides_spelled_as_python_values(scenes_dir):
+    # Python's inf, bools, numpy scalars and arrays become YAML values.
+    scene = scenes_dir / "box_rest.yaml"
+    text = sapcontact.run_scene(scene, duration=0.02, overrides=[
+        "materials.default.stiffness=.inf", "gravity=[0,0,-9.81]",
+        "solver.stiction_prediction=false"])
+    values = sapcontact.run_scene(scene, duration=np.float64(0.02),
+                                  overrides={
+        "materials.default.stiffness": float("inf"),
+        "gravity": np.array([0.0, 0.0, -9.81]),
+        "solver.stiction_prediction": False})
+    assert values.positions.tobytes() == text.positions.tobytes()
+    assert values.summary["max_penetration_m"] == \
+        text.summary["max_penetration_m"]

@@ -115,6 +115,12 @@ def test_sweep_axes_spelled_three_ways_and_bad_input(scenes_dir):
                          fixed={"duration": 0.02},
                          metrics=["max_penetration_m"])
     assert r["status"].tolist() == ["ok", "error"]
+    rigid = sapcontact.sweep(scene, vary={"time_step": [1e-3]},
+                             fixed={"materials.default.stiffness": math.inf,
+                                    "duration": 0.02},
+                             metrics=["max_penetration_m"])
+    assert rigid["status"].tolist() == ["ok"]
+    assert 0 < rigid["max_penetration_m"][0] < 1e-4  # near-rigid floor
     assert "mass" in r["error"][1] and r["error"][0] == ""
     assert math.isnan(r["max_penetration_m"][1])
 
