@@ -31,6 +31,7 @@ Example::
 
 import math as _math
 import os
+import sys as _sys
 from typing import (
     Any,
     Dict,
@@ -42,8 +43,25 @@ from typing import (
     Union,
 )
 
-import numpy as _np
-import numpy.typing as _npt
+try:
+    import numpy as _np
+    import numpy.typing as _npt
+except ImportError as _e:  # e.g. a pyenv python3 without numpy
+    raise ImportError(
+        f"sapcontact needs numpy, which {_sys.executable} does not have: use "
+        "Debian's /usr/bin/python3 (package python3-numpy), or add "
+        "/usr/lib/python3/dist-packages to PYTHONPATH (docs/python.md)"
+    ) from _e
+
+try:
+    from . import _sapcontact as _extension  # noqa: F401
+except ImportError as _e:
+    raise ImportError(
+        f"the compiled part of sapcontact does not load in "
+        f"{_sys.executable} (Python {_sys.version.split()[0]}): it is built "
+        "for the interpreter CMake found (Python_EXECUTABLE, by default "
+        "/usr/bin/python3); see docs/python.md"
+    ) from _e
 
 from ._sapcontact import (  # noqa: F401  (re-exported)
     __version__,
