@@ -376,8 +376,8 @@ void TimeStepper::BuildProblem() {
     if (applied_force_[b].isZero(0) && applied_torque_[b].isZero(0)) continue;
     Tree& tree = problem_.trees[t];
     tree.v_star.head<3>() += dt * applied_force_[b] / scene_.bodies[b].mass;
-    tree.v_star.tail<3>() += dt * tree.A.bottomRightCorner<3, 3>().ldlt().solve(
-                                      applied_torque_[b]);
+    tree.v_star.tail<3>() +=
+        dt * tree.A.bottomRightCorner<3, 3>().ldlt().solve(applied_torque_[b]);
   }
   problem_.limits.clear();
   problem_.holonomic.clear();
@@ -578,16 +578,20 @@ void TimeStepper::AddRobotProblem(int r) {
 
 void TimeStepper::SetAppliedWrench(int body, const Vector3& force,
                                    const Vector3& torque) {
-  if (body < 0 || body >= static_cast<int>(scene_.bodies.size()) ||
-      scene_.bodies[body].fixed) {
+  if (body < 0 || body >= static_cast<int>(scene_.bodies.size())) {
+    throw std::invalid_argument("TimeStepper::SetAppliedWrench: body " +
+                                std::to_string(body) +
+                                " is not a free body of the scene");
+  }
+  if (scene_.bodies[body].fixed) {
     throw std::invalid_argument(
-        "TimeStepper::SetAppliedWrench: body " + std::to_string(body) +
-        " is not a free body of the scene");
+        "TimeStepper::SetAppliedWrench: body " + std::to_string(body) + " ('" +
+        scene_.bodies[body].name + "') is fixed: forces cannot move it");
   }
   if (!force.allFinite() || !torque.allFinite()) {
-    throw std::invalid_argument(
-        "TimeStepper::SetAppliedWrench: body '" + scene_.bodies[body].name +
-        "': force and torque must be finite");
+    throw std::invalid_argument("TimeStepper::SetAppliedWrench: body '" +
+                                scene_.bodies[body].name +
+                                "': force and torque must be finite");
   }
   applied_force_[body] = force;
   applied_torque_[body] = torque;

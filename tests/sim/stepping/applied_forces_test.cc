@@ -93,7 +93,7 @@ TEST(AppliedForces, BadArgumentsAreInvalidArgumentsNamingTheTarget) {
   };
   const std::string fixed = message(
       [&] { stepper.SetAppliedWrench(0, Vector3::UnitX(), Vector3::Zero()); });
-  EXPECT_NE(fixed.find("body 0 is not a free body"), std::string::npos)
+  EXPECT_NE(fixed.find("body 0 ('ground') is fixed"), std::string::npos)
       << fixed;
   EXPECT_NE(message([&] {
               stepper.SetAppliedWrench(7, Vector3::Zero(), Vector3::Zero());
