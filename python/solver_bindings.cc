@@ -210,53 +210,41 @@ void DefineParameters(py::module_& m) {
         }),
         "SapSolverParameters(**fields): the defaults, with the given fields "
         "replaced.");
-  c.def_property(
-      "near_rigid_threshold",
-      [](const SapSolverParameters& p) {
-        return p.regularization.near_rigid_threshold;
-      },
-      [](SapSolverParameters& p, double v) {
-        p.regularization.near_rigid_threshold = v;
-      },
+  // The regularization's fields, flattened into the parameters (as the
+  // keyword arguments of SapSolverParameters(**fields)).
+  auto regularization = [&c](const char* name,
+                             auto RegularizationParameters::*field,
+                             const char* doc) {
+    c.def_property(
+        name,
+        [field](const SapSolverParameters& p) {
+          return p.regularization.*field;
+        },
+        [field](SapSolverParameters& p,
+                std::remove_reference_t<decltype(p.regularization.*field)> v) {
+          p.regularization.*field = v;
+        },
+        doc);
+  };
+  regularization(
+      "near_rigid_threshold", &RegularizationParameters::near_rigid_threshold,
       "beta [-], >= 0 (default 1): R_n never drops below beta^2/(4 pi^2) w_k "
       "(SAP paper §V-B); 0 disables the near-rigid floor.");
-  c.def_property(
-      "friction_regularization",
-      [](const SapSolverParameters& p) {
-        return p.regularization.friction_regularization;
-      },
-      [](SapSolverParameters& p, double v) {
-        p.regularization.friction_regularization = v;
-      },
-      "sigma [-], > 0 (default 1e-3): R_t = sigma w_k.");
-  c.def_property(
-      "soft_norm_tolerance",
-      [](const SapSolverParameters& p) {
-        return p.regularization.soft_norm_tolerance;
-      },
-      [](SapSolverParameters& p, double v) {
-        p.regularization.soft_norm_tolerance = v;
-      },
+  regularization("friction_regularization",
+                 &RegularizationParameters::friction_regularization,
+                 "sigma [-], > 0 (default 1e-3): R_t = sigma w_k.");
+  regularization(
+      "soft_norm_tolerance", &RegularizationParameters::soft_norm_tolerance,
       "epsilon_s [N*s], >= 0 (default 1e-8): soft norm of the tangential "
       "impulse (docs/theory.md §4).");
-  c.def_property(
+  regularization(
       "constraint_near_rigid_threshold",
-      [](const SapSolverParameters& p) {
-        return p.regularization.constraint_near_rigid_threshold;
-      },
-      [](SapSolverParameters& p, double v) {
-        p.regularization.constraint_near_rigid_threshold = v;
-      },
+      &RegularizationParameters::constraint_near_rigid_threshold,
       "beta_c [-], >= 0 (default 0.1): near-rigid floor of joint limits, "
       "holonomic and actuation rows (docs/theory.md §17).");
-  c.def_property(
+  regularization(
       "supported_delassus_estimate",
-      [](const SapSolverParameters& p) {
-        return p.regularization.supported_delassus_estimate;
-      },
-      [](SapSolverParameters& p, bool v) {
-        p.regularization.supported_delassus_estimate = v;
-      },
+      &RegularizationParameters::supported_delassus_estimate,
       "Heavy-on-light Delassus estimate (docs/theory.md §19; default True).");
   c.def_readwrite("abs_tolerance", &SapSolverParameters::abs_tolerance,
                   "Absolute convergence tolerance [sqrt(kg) m/s] (1e-14).");
