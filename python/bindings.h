@@ -101,4 +101,18 @@ const char* EnumToText(const EnumNames<E>& names, E value) {
   return "unknown";
 }
 
+/// Defines property `name` of `c`: the enum member `field`, read and
+/// written as its text in `names` (a namespace-scope table); other text is
+/// a ValueError naming the property.
+template <class C, class E>
+void DefEnumProperty(py::class_<C>& c, const char* name, E C::*field,
+                     const EnumNames<E>& names, const char* doc) {
+  c.def_property(
+      name, [field, &names](const C& p) { return EnumToText(names, p.*field); },
+      [field, &names, name](C& p, const std::string& v) {
+        p.*field = EnumFromText(names, v, name);
+      },
+      doc);
+}
+
 }  // namespace sapcontact::python

@@ -260,16 +260,10 @@ void DefineParameters(py::module_& m) {
                   "residual (1e-3), else status 'stalled'.");
   c.def_readwrite("max_iterations", &SapSolverParameters::max_iterations,
                   "Newton iterations before status 'max_iterations' (100).");
-  c.def_property(
-      "line_search",
-      [](const SapSolverParameters& p) {
-        return EnumToText(kLineSearches, p.line_search);
-      },
-      [](SapSolverParameters& p, const std::string& v) {
-        p.line_search = EnumFromText(kLineSearches, v, "line_search");
-      },
-      "'exact' (default; rtsafe on dl/dalpha, SAP paper §IV-B) or "
-      "'backtracking' (Armijo).");
+  DefEnumProperty(c, "line_search", &SapSolverParameters::line_search,
+                  kLineSearches,
+                  "'exact' (default; rtsafe on dl/dalpha, SAP paper §IV-B) or "
+                  "'backtracking' (Armijo).");
   c.def_readwrite("max_step", &SapSolverParameters::max_step,
                   "Exact line search interval [0, max_step] (1.5).");
   c.def_readwrite("max_line_search_iterations",
@@ -283,14 +277,8 @@ void DefineParameters(py::module_& m) {
                   "Armijo constant (1e-4).");
   c.def_readwrite("backtracking_rho", &SapSolverParameters::backtracking_rho,
                   "Backtracking reduction factor (0.8).");
-  c.def_property(
-      "linear_solver",
-      [](const SapSolverParameters& p) {
-        return EnumToText(kLinearSolvers, p.linear_solver);
-      },
-      [](SapSolverParameters& p, const std::string& v) {
-        p.linear_solver = EnumFromText(kLinearSolvers, v, "linear_solver");
-      },
+  DefEnumProperty(
+      c, "linear_solver", &SapSolverParameters::linear_solver, kLinearSolvers,
       "Newton system solver: 'auto' (default: dense LLT for small islands, "
       "block Cholesky on the tree graph otherwise), 'dense', "
       "'block_sparse' or 'cholmod' (docs/theory.md §8).");
@@ -298,14 +286,8 @@ void DefineParameters(py::module_& m) {
                   &SapSolverParameters::dense_size_threshold,
                   "'auto': islands of at most this many DOFs are factored "
                   "densely (30).");
-  c.def_property(
-      "cholmod_factor",
-      [](const SapSolverParameters& p) {
-        return EnumToText(kCholmodKinds, p.cholmod_factor);
-      },
-      [](SapSolverParameters& p, const std::string& v) {
-        p.cholmod_factor = EnumFromText(kCholmodKinds, v, "cholmod_factor");
-      },
+  DefEnumProperty(
+      c, "cholmod_factor", &SapSolverParameters::cholmod_factor, kCholmodKinds,
       "CHOLMOD method with linear_solver='cholmod': 'auto', 'supernodal' or "
       "'simplicial'.");
   c.def_readwrite("islands", &SapSolverParameters::islands,
@@ -858,20 +840,13 @@ void DefineRigidQp(py::module_& m) {
                      &RigidQpSolverOptions::max_polish_iterations)
       .def_readwrite("reduced_tolerance",
                      &RigidQpSolverOptions::reduced_tolerance)
-      .def_property(
-          "linear_solver",
-          [](const RigidQpSolverOptions& p) {
-            return EnumToText(kRigidLinearSolvers, p.linear_solver);
-          },
-          [](RigidQpSolverOptions& p, const std::string& v) {
-            p.linear_solver =
-                EnumFromText(kRigidLinearSolvers, v, "linear_solver");
-          },
-          "'auto' (default), 'dense' or 'sparse' KKT factorization.")
       .def_readwrite("sparse_min_variables",
                      &RigidQpSolverOptions::sparse_min_variables)
       .def_readwrite("sparse_max_density",
                      &RigidQpSolverOptions::sparse_max_density);
+  DefEnumProperty(o, "linear_solver", &RigidQpSolverOptions::linear_solver,
+                  kRigidLinearSolvers,
+                  "'auto' (default), 'dense' or 'sparse' KKT factorization.");
 
   py::class_<PyRigidResult>(
       m, "RigidQpResults",
