@@ -251,9 +251,8 @@ struct PySimulation {
     const Scene& scene = stepper->scene();
     if (py::isinstance<py::str>(body)) {
       const std::string name = body.cast<std::string>();
-      for (size_t b = 0; b < scene.bodies.size(); ++b) {
-        if (scene.bodies[b].name == name) return static_cast<int>(b);
-      }
+      const int b = scene.FindBody(name);
+      if (b >= 0) return b;
       throw py::value_error("body: no body named '" + name + "'");
     }
     const int b = body.cast<int>();
@@ -268,9 +267,8 @@ struct PySimulation {
     const Scene& scene = stepper->scene();
     if (py::isinstance<py::str>(robot)) {
       const std::string name = robot.cast<std::string>();
-      for (size_t r = 0; r < scene.robots.size(); ++r) {
-        if (scene.robots[r].name == name) return static_cast<int>(r);
-      }
+      const int r = scene.FindRobot(name);
+      if (r >= 0) return r;
       throw py::value_error("robot: no robot named '" + name + "'");
     }
     const int r = robot.cast<int>();
