@@ -60,7 +60,7 @@ endif()
 if(SAPCONTACT_BUILD_SIM)
   string(APPEND all_libs
     "-lsapcontact_sim_replay -lsapcontact_sim_stepping -lsapcontact_sim_scene -lsapcontact_sim_collision -lsapcontact_sim_geometry ")
-  string(APPEND SAPCONTACT_PC_REQUIRES " yaml-cpp")
+  string(APPEND SAPCONTACT_PC_REQUIRES " yaml-cpp assimp qhull_r")
 endif()
 if(SAPCONTACT_BUILD_FCLIB)
   string(APPEND all_libs "-lsapcontact_fclib ")
