@@ -9,12 +9,12 @@
 // exact distance is computed from the vertex-box and edge-edge pairs, used
 // as the edge contact, and added to a face manifold that misses it.
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 
 #include "sapcontact/sim/collision/geometry_queries.h"
 #include "sapcontact/sim/collision/narrow_phase.h"
+#include "sapcontact/sim/collision/polygon_clipping.h"
 
 namespace sapcontact {
 namespace {
@@ -30,29 +30,10 @@ double Radius(const OrientedBox& b, const Vector3& l) {
   return (b.axes.transpose() * l).cwiseAbs().dot(b.half);
 }
 
-using Polygon = std::array<Vector3, 16>;
-
-// Keeps the part of polygon (in, n_in) with dot(u, x) <= offset (plus a
-// relative tolerance `eps`); Sutherland-Hodgman for one plane.
-int ClipPolygon(const Polygon& in, int n_in, const Vector3& u, double offset,
-                double eps, Polygon* out) {
-  int n_out = 0;
-  for (int k = 0; k < n_in; ++k) {
-    const Vector3& p = in[k];
-    const Vector3& q = in[(k + 1) % n_in];
-    const double dp = u.dot(p) - offset;
-    const double dq = u.dot(q) - offset;
-    if (dp <= eps) (*out)[n_out++] = p;
-    if ((dp <= eps) != (dq <= eps)) {
-      (*out)[n_out++] = p + (dp / (dp - dq)) * (q - p);
-    }
-  }
-  return n_out;
-}
-
 // Face contact: `ref`'s face with outward normal n_ref (= sign * axis
-// `face`) against the incident face of `inc`. If `ref_is_a` the normal A->B
-// is n_ref, else -n_ref.
+// `face`) against the incident face of `inc`, clipped to the reference
+// face's four side planes (sim/collision/polygon_clipping.h). If `ref_is_a`
+// the normal A->B is n_ref, else -n_ref.
 void FaceContacts(const OrientedBox& ref, int face, double sign,
                   const OrientedBox& inc, bool ref_is_a, double margin,
                   double scale, std::vector<ContactPoint>* out) {
@@ -65,40 +46,25 @@ void FaceContacts(const OrientedBox& ref, int face, double sign,
   const Vector3 fc = inc.center + sm * inc.half[m] * inc.axes.col(m);
   const Vector3 u = inc.half[(m + 1) % 3] * inc.axes.col((m + 1) % 3);
   const Vector3 v = inc.half[(m + 2) % 3] * inc.axes.col((m + 2) % 3);
-  Polygon poly, tmp;
+  thread_local std::vector<Vector3> poly, scratch;
+  if (poly.size() < 4) poly.resize(4);
   poly[0] = fc + u + v;
   poly[1] = fc - u + v;
   poly[2] = fc - u - v;
   poly[3] = fc + u - v;
-  int n = 4;
-  const double eps = 1e-9 * scale;
-  for (int k = 1; k <= 2 && n > 0; ++k) {
+  // The side planes |axis_j . x - c_j| <= half_j of the other two axes.
+  ClipPlane sides[4];
+  for (int k = 1; k <= 2; ++k) {
     const int j = (face + k) % 3;
     const Vector3 axis = ref.axes.col(j);
     const double c = axis.dot(ref.center);
-    n = ClipPolygon(poly, n, axis, c + ref.half[j], eps, &tmp);
-    n = ClipPolygon(tmp, n, -axis, -c + ref.half[j], eps, &poly);
+    sides[2 * (k - 1)] = {axis, c + ref.half[j]};
+    sides[2 * (k - 1) + 1] = {-axis, -c + ref.half[j]};
   }
+  const int n = ClipPolygonToPlanes(&poly, 4, sides, 4, 1e-9 * scale, &scratch);
   const double plane = n_ref.dot(ref.center) + ref.half[face];
-  const Vector3 normal = ref_is_a ? n_ref : Vector3(-n_ref);
-  const size_t first = out->size();
-  for (int k = 0; k < n; ++k) {
-    const Vector3& x = poly[k];
-    const double phi = n_ref.dot(x) - plane;
-    if (phi > margin) continue;
-    bool duplicate = false;
-    for (size_t c = first; c < out->size() && !duplicate; ++c) {
-      duplicate =
-          ((*out)[c].position - (x - 0.5 * phi * n_ref)).norm() <= 1e-8 * scale;
-    }
-    if (duplicate) continue;
-    // x is on the incident surface; x - phi n_ref on the reference plane.
-    ContactPoint cp;
-    cp.position = x - 0.5 * phi * n_ref;
-    cp.normal = normal;
-    cp.phi = phi;
-    out->push_back(cp);
-  }
+  EmitFaceContacts(poly.data(), n, n_ref, plane, ref_is_a, margin, 1e-8 * scale,
+                   out);
 }
 
 // The closest points of two disjoint boxes: the distance between disjoint
