@@ -7,6 +7,7 @@
 // libqhull_r). Units: metres; all coordinates in the hull's own frame.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -48,24 +49,64 @@ struct ConvexHull {
   /// Volume [m^3] and number of hull edges.
   double volume{0.0};
   int num_edges{0};
+  /// Vertices of least and greatest x, y and z: extreme_vertices[2 k] has
+  /// the least coordinate k, extreme_vertices[2 k + 1] the greatest (the
+  /// starting points of Support's hill climbing).
+  std::array<int, 6> extreme_vertices{{0, 0, 0, 0, 0, 0}};
 
   /// Index of a vertex maximizing direction . v (any direction, not
-  /// necessarily unit; a zero direction returns a valid index). Brute force
-  /// up to kSupportBruteForceVertices vertices, hill climbing along the
-  /// adjacency above (exact on a convex hull: a local maximum is global),
-  /// started from `start` when it is a valid index, else from the best of
-  /// the six axis-extreme vertices.
+  /// necessarily unit; a zero or NaN direction returns a valid index; -1
+  /// only for a hull without vertices). Brute force up to
+  /// kSupportBruteForceVertices vertices (or when the adjacency is empty),
+  /// else steepest ascent along the adjacency above, started from `start`
+  /// when it is a valid index, else from the best of extreme_vertices.
+  /// Exact on a convex polytope: a vertex no neighbour of which is strictly
+  /// higher is a global maximum (the edges at a vertex span its tangent
+  /// cone), and every step strictly increases direction . v, so plateaus
+  /// end the climb instead of looping. Ties return any maximizer. Does not
+  /// allocate.
   int Support(const Vector3& direction, int start = -1) const;
 };
 
 /// Below this many vertices ConvexHull::Support scans every vertex.
 inline constexpr int kSupportBruteForceVertices = 32;
 
-/// The convex hull of `points` [m]. @throws std::invalid_argument naming
-/// `context` for fewer than 4 points, non-finite coordinates, or a
-/// degenerate set (all points collinear or coplanar within qhull's
-/// round-off: a flat or needle-like hull has no volume).
+/// The convex hull of `points` [m]. @throws std::invalid_argument whose
+/// message begins with `context` + ": " (when `context` is not empty) for
+/// fewer than 4 points, non-finite coordinates, or a degenerate set (all
+/// points coincident, collinear or coplanar within qhull's round-off: a
+/// flat or needle-like hull has no volume). Thread-safe (one reentrant
+/// qhull instance per call; qhull never prints).
+///
+/// Faces: qhull pre-merges facets within kHullMergeTolerance of coplanar
+/// (option 'C-n'; no triangulated output 'Qt', no joggle 'QJ'); each merged
+/// facet becomes one face whose loop is chained from qhull's ridges and
+/// oriented counter-clockwise about the outward normal. A vertex in exactly
+/// two faces lies on the line where they meet, inside an edge: it is
+/// dropped from both loops (qhull's own vertex reduction already removes
+/// such vertices in every case tried; this is the safety net). Each face's
+/// plane is recomputed from its final loop: Newell's normal, offset the
+/// mean of normal . v over the loop; the vertices of a merged face lie
+/// within about the merge distance of it, and so do input points outside
+/// the hull. The volume is a sum of tetrahedra over fans of the faces.
 ConvexHull BuildConvexHull(const std::vector<Vector3>& points,
                            const std::string& context = "");
+
+/// qhull's merge distance relative to the largest coordinate magnitude of
+/// the points: facets within it of coplanar are merged and points within it
+/// of the hull are not made vertices. Mesh files hold single-precision
+/// coordinates (relative round-off 6e-8 of the largest magnitude), so a
+/// flat face of a rotated mesh is flat only to about 1e-7: the merge
+/// distance leaves a margin for the tilt of small facets' planes (KR5 and
+/// WAM meshes: face counts settle from 3e-7 on; a rotated, rounded cube
+/// gives 6 quads). For a 1 m mesh the hull is exact to 1 um.
+inline constexpr double kHullMergeTolerance = 1e-6;
+
+namespace internal {
+/// The volume qhull itself computes for the hull of `points` (qh totvol,
+/// option 'FA'); for tests, as a reference independent of the face loops.
+/// @throws std::invalid_argument like BuildConvexHull.
+double QhullTotalVolume(const std::vector<Vector3>& points);
+}  // namespace internal
 
 }  // namespace sapcontact
