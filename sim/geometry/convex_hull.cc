@@ -5,6 +5,7 @@
 #include "sapcontact/sim/geometry/convex_hull.h"
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
