@@ -2,20 +2,33 @@
 
 #include <utility>
 
+#include "sapcontact/sim/geometry/shape_traits.h"
+
 namespace sapcontact {
 namespace {
 
 using PairFn = void (*)(const Shape&, const Pose&, const Shape&, const Pose&,
                         double, std::vector<ContactPoint>*);
 
-// Routine for (type A, type B) with A not after B; nullptr: no contacts.
+// Routine for (type A, type B) with A not after B in ShapeType order;
+// nullptr: no contacts.
 PairFn Lookup(ShapeType a, ShapeType b) {
-  static const PairFn kTable[4][4] = {
-      // plane, box, sphere, capsule (B)
-      {nullptr, CollidePlaneBox, CollidePlaneSphere, CollidePlaneCapsule},
-      {nullptr, CollideBoxBox, CollideBoxSphere, CollideBoxCapsule},
-      {nullptr, nullptr, CollideSphereSphere, CollideSphereCapsule},
-      {nullptr, nullptr, nullptr, CollideCapsuleCapsule},
+  static constexpr int kN = 6;
+  static_assert(kN == kNumShapeTypes,
+                "the dispatch table has a row and a column per shape type");
+  static const PairFn kTable[kN][kN] = {
+      // plane, box, sphere, capsule, cylinder, mesh (B)
+      {nullptr, CollidePlaneBox, CollidePlaneSphere, CollidePlaneCapsule,
+       CollidePlaneCylinder, CollidePlaneMesh},
+      {nullptr, CollideBoxBox, CollideBoxSphere, CollideBoxCapsule,
+       CollideBoxCylinder, CollideBoxMesh},
+      {nullptr, nullptr, CollideSphereSphere, CollideSphereCapsule,
+       CollideSphereCylinder, CollideSphereMesh},
+      {nullptr, nullptr, nullptr, CollideCapsuleCapsule, CollideCapsuleCylinder,
+       CollideCapsuleMesh},
+      {nullptr, nullptr, nullptr, nullptr, CollideCylinderCylinder,
+       CollideCylinderMesh},
+      {nullptr, nullptr, nullptr, nullptr, nullptr, CollideMeshMesh},
   };
   return kTable[static_cast<int>(a)][static_cast<int>(b)];
 }

@@ -1,11 +1,19 @@
 // Narrow phase: contact manifolds between two shapes at given poses.
 // Output: ContactPoint (sim/collision/contact_point.h) with phi <= margin,
-// normals from the first shape (A) into the second (B); body_a/body_b are left
-// at -1 for the caller to fill. Where faces meet, the manifold has several
-// points:
+// normals from the first shape (A) into the second (B), position the
+// midpoint between the two surfaces' points; body_a/body_b are left at -1
+// for the caller to fill. Where faces meet, the manifold has several points
+// (sim/collision/README.md has the table of pairs):
 //   plane-box      every box vertex with phi <= margin (4 for a resting box)
 //   plane-capsule  each segment end point with phi <= margin (2 if lying)
 //   plane-sphere   1
+//   plane-cylinder on each cap 4 rim points 90 degrees apart (from the
+//                  deepest rim direction; from the body x axis when upright
+//                  within round-off), those within the margin, at most 4:
+//                  standing 4, lying 2 (the ends of the bottom line),
+//                  tilted 1 to 3
+//   plane-mesh     hull vertices within the margin, found from the deepest
+//                  by walking the hull's edges; reduced to at most 4
 //   box-box        SAT over 15 axes; face axis: the incident face clipped to
 //                  the reference face (4 points face on face, up to 8);
 //                  edge axis: 1 point between the two edges
@@ -17,10 +25,27 @@
 //   capsule-capsule  the closest points, plus each segment end point with
 //                  its closest point on the other segment when within the
 //                  margin: two points (the ends of the overlap) when parallel
-// Separated pairs get their exact distance as the smallest phi (box-box:
-// from the vertex-box and edge-edge pairs). In penetration phi is minus the
-// penetration depth along the contact normal (box-box: the SAT depth). Contacts
-// are only meaningful with shallow penetration (less than the shape sizes).
+//   box, cylinder, mesh against cylinder, mesh; and box-mesh: GJK/EPA
+//                  (sim/collision/gjk_epa.h) for the signed distance and
+//                  normal; when a face of A or B (a cylinder's cap, not its
+//                  side) is the separating feature, the other's incident
+//                  face (cap polygon, side segment) clipped to it, plus the
+//                  GJK/EPA point when the clipped points miss it; else 1
+//                  point; reduced to at most 4
+//                  (sim/collision/narrow_phase_convex.cc)
+//   sphere-cylinder  1 (closed form); sphere-mesh 1 (GJK/EPA on the centre)
+//   capsule-cylinder, capsule-mesh  GJK/EPA on the segment; lying along a
+//                  face of B: the segment clipped to it (2 points), else 1
+// Manifolds of more than 4 points (plane-mesh and the GJK/EPA pairs) are
+// reduced to 4 (sim/collision/contact_reduction.h); plane-box and box-box
+// keep theirs. Separated pairs get their exact distance as the smallest phi
+// (box-box: from the vertex-box and edge-edge pairs; GJK pairs: GJK's
+// distance). In penetration phi is minus the penetration depth along the
+// contact normal (box-box: the SAT depth; GJK pairs: EPA's, the minimum
+// translation distance). Contacts are only meaningful with shallow
+// penetration (less than the shape sizes). Every routine is a pure function
+// of its arguments (deterministic, no state between calls) and does not
+// allocate once its thread's work buffers have grown.
 #pragma once
 
 #include <vector>
@@ -38,7 +63,7 @@ void Collide(const Shape& a, const Pose& pa, const Shape& b, const Pose& pb,
              double margin, std::vector<ContactPoint>* out);
 
 // The pair routines, A's type not after B's in the order plane < box <
-// sphere < capsule. Same contract as Collide.
+// sphere < capsule < cylinder < mesh. Same contract as Collide.
 void CollidePlaneBox(const Shape& a, const Pose& pa, const Shape& b,
                      const Pose& pb, double margin,
                      std::vector<ContactPoint>* out);
@@ -66,6 +91,39 @@ void CollideSphereCapsule(const Shape& a, const Pose& pa, const Shape& b,
 void CollideCapsuleCapsule(const Shape& a, const Pose& pa, const Shape& b,
                            const Pose& pb, double margin,
                            std::vector<ContactPoint>* out);
+void CollidePlaneCylinder(const Shape& a, const Pose& pa, const Shape& b,
+                          const Pose& pb, double margin,
+                          std::vector<ContactPoint>* out);
+void CollidePlaneMesh(const Shape& a, const Pose& pa, const Shape& b,
+                      const Pose& pb, double margin,
+                      std::vector<ContactPoint>* out);
+void CollideBoxCylinder(const Shape& a, const Pose& pa, const Shape& b,
+                        const Pose& pb, double margin,
+                        std::vector<ContactPoint>* out);
+void CollideBoxMesh(const Shape& a, const Pose& pa, const Shape& b,
+                    const Pose& pb, double margin,
+                    std::vector<ContactPoint>* out);
+void CollideSphereCylinder(const Shape& a, const Pose& pa, const Shape& b,
+                           const Pose& pb, double margin,
+                           std::vector<ContactPoint>* out);
+void CollideSphereMesh(const Shape& a, const Pose& pa, const Shape& b,
+                       const Pose& pb, double margin,
+                       std::vector<ContactPoint>* out);
+void CollideCapsuleCylinder(const Shape& a, const Pose& pa, const Shape& b,
+                            const Pose& pb, double margin,
+                            std::vector<ContactPoint>* out);
+void CollideCapsuleMesh(const Shape& a, const Pose& pa, const Shape& b,
+                        const Pose& pb, double margin,
+                        std::vector<ContactPoint>* out);
+void CollideCylinderCylinder(const Shape& a, const Pose& pa, const Shape& b,
+                             const Pose& pb, double margin,
+                             std::vector<ContactPoint>* out);
+void CollideCylinderMesh(const Shape& a, const Pose& pa, const Shape& b,
+                         const Pose& pb, double margin,
+                         std::vector<ContactPoint>* out);
+void CollideMeshMesh(const Shape& a, const Pose& pa, const Shape& b,
+                     const Pose& pb, double margin,
+                     std::vector<ContactPoint>* out);
 
 /// A contact from the point p_a on A's surface, the unit normal n (A to B)
 /// and phi: position p_a + phi/2 n.

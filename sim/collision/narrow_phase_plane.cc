@@ -1,6 +1,10 @@
-// Plane (A) against box, sphere and capsule (B). The plane is z = 0 of A's
-// frame with outward normal n = R_A e_z; signed distance of a point x is
-// n . (x - p_A).
+// Plane (A) against box, sphere, capsule, cylinder and mesh (B). The plane
+// is z = 0 of A's frame with outward normal n = R_A e_z; signed distance of
+// a point x is n . (x - p_A).
+#include <cmath>
+#include <cstdint>
+
+#include "sapcontact/sim/collision/contact_reduction.h"
 #include "sapcontact/sim/collision/narrow_phase.h"
 
 namespace sapcontact {
@@ -13,6 +17,10 @@ void EmitAbove(const Vector3& n, const Vector3& x, double d, double margin,
   if (d > margin) return;
   out->push_back(MakeContact(x - d * n, n, d));
 }
+
+// A cylinder counts as upright on the plane (its rim's depth varies by less
+// than this fraction of its size: round-off) when choosing its rim points.
+constexpr double kUprightTolerance = 1e-9;
 
 }  // namespace
 
@@ -53,6 +61,94 @@ void CollidePlaneCapsule(const Shape&, const Pose& pa, const Shape& b,
     if (phi > margin) continue;
     out->push_back(MakeContact(end - height * n, n, phi));
   }
+}
+
+void CollidePlaneCylinder(const Shape&, const Pose& pa, const Shape& b,
+                          const Pose& pb, double margin,
+                          std::vector<ContactPoint>* out) {
+  // Candidates: on each cap, 4 rim points 90 degrees apart starting from
+  // the rim direction deepest along -n (lying: the two ends of the bottom
+  // line; tilted: the deepest rim point first), or from the body x axis
+  // when the cylinder is upright within round-off (a fixed symmetric
+  // pattern that does not turn with round-off in the tilt). The lower cap
+  // first; each candidate within the margin is a contact, at most 4.
+  const Vector3 n = pa.orientation * Vector3::UnitZ();
+  const Matrix3 rb = pb.rotation();
+  const Vector3 axis = rb.col(2);
+  const double r = b.radius, h = 0.5 * b.length;
+  Vector3 u = -(n - n.dot(axis) * axis);
+  const double tilt = u.norm();
+  Vector3 v;
+  if (r * tilt <= kUprightTolerance * (r + h)) {
+    u = rb.col(0);
+    v = rb.col(1);
+  } else {
+    u /= tilt;
+    v = axis.cross(u);
+  }
+  const double lower = n.dot(axis) >= 0.0 ? -1.0 : 1.0;
+  const size_t first = out->size();
+  for (double side : {lower, -lower}) {
+    const Vector3 centre = pb.position + side * h * axis;
+    for (const Vector3& d : {u, v, Vector3(-u), Vector3(-v)}) {
+      const Vector3 x = centre + r * d;
+      EmitAbove(n, x, n.dot(x - pa.position), margin, out);
+    }
+  }
+  ReduceManifold(out, first, 1e-9 * (r + h));
+}
+
+void CollidePlaneMesh(const Shape&, const Pose& pa, const Shape& b,
+                      const Pose& pb, double margin,
+                      std::vector<ContactPoint>* out) {
+  // The hull vertices within the margin: from the deepest (support along
+  // -n) by a walk along the hull's edges, since the vertices of a convex
+  // polytope below a plane form a connected subgraph of its edge graph.
+  // Reduced to 4 points (sim/collision/contact_reduction.h).
+  const ConvexHull& hull = b.mesh->hull;
+  const int nv = static_cast<int>(hull.vertices.size());
+  if (nv == 0) return;
+  const Vector3 n = pa.orientation * Vector3::UnitZ();
+  const Matrix3 rb = pb.rotation();
+  const int deepest = hull.Support(-(rb.transpose() * n));
+  auto height = [&](int i, Vector3* x) {
+    *x = pb.position + rb * hull.vertices[i];
+    return n.dot(*x - pa.position);
+  };
+  Vector3 x;
+  if (height(deepest, &x) > margin) return;
+  const size_t first = out->size();
+  const bool graph = hull.neighbour_begin.size() == static_cast<size_t>(nv) + 1;
+  if (!graph) {
+    for (int i = 0; i < nv; ++i) {
+      const double d = height(i, &x);
+      EmitAbove(n, x, d, margin, out);
+    }
+  } else {
+    // Breadth-first; `stamp` marks the vertices seen in this call.
+    thread_local std::vector<uint64_t> seen;
+    thread_local std::vector<int> queue;
+    thread_local uint64_t stamp = 0;
+    if (seen.size() < static_cast<size_t>(nv)) seen.resize(nv, 0);
+    if (queue.size() < static_cast<size_t>(nv)) queue.resize(nv);
+    ++stamp;
+    int head = 0, tail = 0;
+    queue[tail++] = deepest;
+    seen[deepest] = stamp;
+    while (head < tail) {
+      const int i = queue[head++];
+      const double d = height(i, &x);
+      EmitAbove(n, x, d, margin, out);
+      for (int k = hull.neighbour_begin[i]; k < hull.neighbour_begin[i + 1];
+           ++k) {
+        const int j = hull.neighbours[k];
+        if (seen[j] == stamp) continue;
+        seen[j] = stamp;
+        if (height(j, &x) <= margin) queue[tail++] = j;
+      }
+    }
+  }
+  ReduceManifold(out, first, 1e-9 * hull.bounding_radius);
 }
 
 }  // namespace sapcontact

@@ -31,6 +31,26 @@ int ClipPolygonToPlanes(std::vector<Vector3>* polygon, int n,
   return n;
 }
 
+bool ClipSegment(const Vector3& p0, const Vector3& p1, const ClipPlane* planes,
+                 int num_planes, double eps, double* t0, double* t1) {
+  double lo = 0.0, hi = 1.0;
+  for (int k = 0; k < num_planes; ++k) {
+    const double d0 = planes[k].normal.dot(p0) - planes[k].offset;
+    const double d1 = planes[k].normal.dot(p1) - planes[k].offset;
+    const bool in0 = d0 <= eps, in1 = d1 <= eps;
+    if (!in0 && !in1) return false;
+    if (in0 == in1) continue;
+    // One end out: the crossing of the plane itself (as ClipPolygon), in
+    // [0, 1] when the other end is within eps beyond it.
+    const double t = std::clamp(d0 / (d0 - d1), 0.0, 1.0);
+    if (!in0) lo = std::max(lo, t);
+    if (!in1) hi = std::min(hi, t);
+  }
+  *t0 = lo;
+  *t1 = hi;
+  return lo <= hi;
+}
+
 void PolygonSidePlanes(const Vector3* polygon, int n, const Vector3& normal,
                        ClipPlane* planes) {
   double extent = 0.0;

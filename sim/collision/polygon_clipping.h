@@ -37,6 +37,12 @@ int ClipPolygonToPlanes(std::vector<Vector3>* polygon, int n,
                         const ClipPlane* planes, int num_planes, double eps,
                         std::vector<Vector3>* scratch);
 
+/// Clips the segment from p0 (t = 0) to p1 (t = 1) against `planes` (keeping
+/// normal . x <= offset + eps): the kept part is t in [*t0, *t1]; false when
+/// nothing is kept.
+bool ClipSegment(const Vector3& p0, const Vector3& p1, const ClipPlane* planes,
+                 int num_planes, double eps, double* t0, double* t1);
+
 /// The side planes of a convex polygon whose loop is counter-clockwise about
 /// the unit `normal`: plane k contains edge (k, k+1) and `normal`, and its
 /// unit normal points out of the polygon, so that the polygon (extruded

@@ -2,9 +2,13 @@
 // distance functions (tests/sim/collision/collision_test_util.h):
 //  - the deepest contact's points p_A = p - phi/2 n and p_B = p + phi/2 n
 //    lie on the surfaces of A and B, and |n| = 1;
-//  - min phi equals the distance of separated shapes and, in penetration,
-//    is at most minus the deepest point's depth (CoreGap), with equality
-//    except for box-box;
+//  - min phi equals the distance of separated shapes (CoreGap, the sampled
+//    edges and segments; for pairs with a cylinder or a mesh the distance
+//    by alternating projections, exact up to its convergence) and, in
+//    penetration, is at most minus the deepest point's depth (CoreGap),
+//    with equality for the pairs whose depth is a point's depth (a plane,
+//    a sphere, the old round pairs; not polytope or cylinder pairs, whose
+//    depth is the minimum translation: crossed edges go deeper);
 //  - contacts exist iff the shapes are within the margin;
 //  - swapping A and B keeps phi and flips the normals;
 //  - translating B by delta along the deepest contact's normal raises its
@@ -39,8 +43,30 @@ Shape RandomShape(ShapeType type, std::mt19937& rng) {
       return MakeSphere(0.03 + 0.12 * u(rng));
     case ShapeType::kCapsule:
       return MakeCapsule(0.02 + 0.08 * u(rng), 0.05 + 0.35 * u(rng));
+    case ShapeType::kCylinder:
+      return MakeCylinder(0.03 + 0.12 * u(rng), 0.05 + 0.3 * u(rng));
+    case ShapeType::kMesh: {
+      // A box-like hull half the time (face contacts), else the hull of 6 to
+      // 12 random points in an ellipsoid.
+      const Vector3 half(0.025 + 0.125 * u(rng), 0.025 + 0.125 * u(rng),
+                         0.025 + 0.125 * u(rng));
+      if (u(rng) < 0.5) {
+        return testing_util::MeshOf(testing_util::BoxHull(half, rng() % 100));
+      }
+      std::normal_distribution<double> g;
+      std::vector<Vector3> points(6 + rng() % 7);
+      for (Vector3& p : points) {
+        p = (0.6 + 0.4 * u(rng)) *
+            Vector3(g(rng), g(rng), g(rng)).normalized().cwiseProduct(half);
+      }
+      return testing_util::MeshOf(testing_util::BruteForceHull(points));
+    }
   }
   return MakePlane();
+}
+
+bool NewType(ShapeType t) {
+  return t == ShapeType::kCylinder || t == ShapeType::kMesh;
 }
 
 double MinPhi(const std::vector<ContactPoint>& c, int* index = nullptr) {
@@ -66,7 +92,15 @@ TEST_P(NarrowPhaseProperty, AgreesWithSignedDistanceFunctions) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   const double margin = 0.02;
   const double sample_tol = 1e-6;  // sampling error of CoreGap
-  const bool box_box = pc.a == ShapeType::kBox && pc.b == ShapeType::kBox;
+  // Pairs whose penetration depth is a point's depth (CoreGap is exact).
+  const bool point_depth =
+      !(pc.a == ShapeType::kBox && pc.b == ShapeType::kBox) &&
+      !((pc.a == ShapeType::kBox || NewType(pc.a) ||
+         pc.a == ShapeType::kCapsule) &&
+        NewType(pc.b));
+  // Separated pairs with a cylinder or mesh (not against a plane): the
+  // distance by alternating projections.
+  const bool projections = pc.a != ShapeType::kPlane && NewType(pc.b);
   int tested = 0, touching = 0;
   for (int trial = 0; trial < 400 && tested < 60; ++trial) {
     const Shape a = RandomShape(pc.a, rng), b = RandomShape(pc.b, rng);
@@ -91,7 +125,17 @@ TEST_P(NarrowPhaseProperty, AgreesWithSignedDistanceFunctions) {
     pb.position = pa.position + hi * dir;
     // The finely sampled core gap: the distance of separated shapes (up to
     // sample_tol), an upper bound of minus the penetration depth otherwise.
-    const double sampled = gap_at(hi, 4000);
+    double sampled = gap_at(hi, 4000);
+    bool exact = point_depth || sampled > 0.0;
+    if (projections && sampled > 0.0) {
+      Pose p = pb;
+      p.position = pa.position + hi * dir;
+      const double d = testing_util::ProjectionDistance(a, pa, b, p);
+      // Overlapping (between the sampled lines of a cylinder's side): the
+      // depth is unknown, only that it is not positive.
+      exact = d > 1e-9;
+      sampled = d;
+    }
     if (std::abs(sampled - margin) < 2 * sample_tol) continue;  // ambiguous
     ++tested;
     std::ostringstream trace;
@@ -116,9 +160,9 @@ TEST_P(NarrowPhaseProperty, AgreesWithSignedDistanceFunctions) {
       EXPECT_LE(cp.phi, margin);
     }
     EXPECT_LE(phi, sampled + 1e-9);
-    // Exact for separated shapes; in penetration exact except for box-box,
-    // whose SAT depth can exceed the deepest point's depth (crossed edges).
-    if (!box_box || sampled > 0.0) {
+    // Exact for separated shapes; in penetration exact for the pairs whose
+    // depth is a point's depth (see the top).
+    if (exact) {
       EXPECT_GE(phi, sampled - sample_tol);
     }
     // Surface points of the deepest contact.
@@ -126,12 +170,15 @@ TEST_P(NarrowPhaseProperty, AgreesWithSignedDistanceFunctions) {
     const Vector3 p_b = c[k].position + 0.5 * phi * c[k].normal;
     EXPECT_NEAR(SignedDistance(a, pa, p_a), 0.0, 1e-9);
     EXPECT_NEAR(SignedDistance(b, pb, p_b), 0.0, 1e-9);
-    // Swapped roles.
+    // Swapped roles. Two cylinders swapped run GJK/EPA on the reflected
+    // Minkowski difference: curved against curved, equal to EPA's
+    // tolerance (the normal to its square root).
     const auto s = Contacts(b, pb, a, pa, margin);
     ASSERT_EQ(s.size(), c.size());
     int ks = 0;
-    EXPECT_NEAR(MinPhi(s, &ks), phi, 1e-12);
-    EXPECT_TRUE(s[ks].normal.isApprox(-c[k].normal, 1e-9));
+    const bool curved = pc.a == ShapeType::kCylinder && pc.b == pc.a;
+    EXPECT_NEAR(MinPhi(s, &ks), phi, curved ? 1e-10 : 1e-12);
+    EXPECT_TRUE(s[ks].normal.isApprox(-c[k].normal, curved ? 1e-4 : 1e-9));
     // Gradient along the normal.
     const double delta = 1e-6;
     Pose moved = pb;
@@ -153,7 +200,18 @@ INSTANTIATE_TEST_SUITE_P(
                       PairCase{ShapeType::kBox, ShapeType::kCapsule},
                       PairCase{ShapeType::kSphere, ShapeType::kSphere},
                       PairCase{ShapeType::kSphere, ShapeType::kCapsule},
-                      PairCase{ShapeType::kCapsule, ShapeType::kCapsule}),
+                      PairCase{ShapeType::kCapsule, ShapeType::kCapsule},
+                      PairCase{ShapeType::kPlane, ShapeType::kCylinder},
+                      PairCase{ShapeType::kPlane, ShapeType::kMesh},
+                      PairCase{ShapeType::kBox, ShapeType::kCylinder},
+                      PairCase{ShapeType::kBox, ShapeType::kMesh},
+                      PairCase{ShapeType::kSphere, ShapeType::kCylinder},
+                      PairCase{ShapeType::kSphere, ShapeType::kMesh},
+                      PairCase{ShapeType::kCapsule, ShapeType::kCylinder},
+                      PairCase{ShapeType::kCapsule, ShapeType::kMesh},
+                      PairCase{ShapeType::kCylinder, ShapeType::kCylinder},
+                      PairCase{ShapeType::kCylinder, ShapeType::kMesh},
+                      PairCase{ShapeType::kMesh, ShapeType::kMesh}),
     [](const ::testing::TestParamInfo<PairCase>& info) {
       return std::string(ShapeTypeName(info.param.a)) + "_" +
              ShapeTypeName(info.param.b);
