@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 #include "sapcontact/sim/collision/convex_support.h"
 #include "tests/sim/collision/collision_test_util.h"
@@ -273,6 +274,51 @@ TEST(CapsuleCylinder, OnTheCapAndAcrossTheSide) {
   ASSERT_EQ(s.size(), 1u);
   EXPECT_NEAR(s[0].phi, 0.01, 1e-10);
   EXPECT_TRUE(s[0].normal.isApprox(-Vector3::UnitX(), 1e-6));
+}
+
+// Resting contacts keep their points under round-off jitter of the poses
+// (1e-12 m, 1e-12 rad): a cylinder standing on a box and on a cylinder, a
+// box on a cylinder's cap, a mesh cube on a box.
+TEST(Cylinder, RestingManifoldsAreStableUnderJitter) {
+  const double pen = 1e-4;
+  const Shape slab = MakeBox(1, 1, 0.2);
+  const Pose floor = At(Vector3(0, 0, -0.1));
+  const Shape cyl = MakeCylinder(0.08, 0.2);
+  const Shape small = MakeBox(0.1, 0.1, 0.1);
+  struct Case {
+    Shape a;
+    Pose pa;
+    Shape b;
+    Pose pb;
+  };
+  const Case cases[] = {
+      {slab, floor, cyl, At(Vector3(0.1, 0.2, 0.1 - pen))},
+      {cyl, At(Vector3(0, 0, -0.1)), cyl, At(Vector3(0.01, 0, 0.1 - pen))},
+      {small, At(Vector3(0.02, 0, 0.05 - pen)), cyl, At(Vector3(0, 0, -0.1))},
+      {slab, floor,
+       testing_util::MeshOf(
+           testing_util::BoxHull(Vector3(0.05, 0.05, 0.05), 9)),
+       At(Vector3(0.1, 0.2, 0.05 - pen))},
+  };
+  for (const Case& c : cases) {
+    const auto rest = Contacts(c.a, c.pa, c.b, c.pb, 1e-3);
+    ASSERT_EQ(rest.size(), 4u);
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int step = 0; step < 50; ++step) {
+      Pose pb = c.pb;
+      pb.position += 1e-12 * Vector3(u(rng), u(rng), u(rng));
+      pb.orientation =
+          Eigen::Quaterniond(Eigen::AngleAxisd(
+              1e-12, Vector3(u(rng), u(rng), u(rng)).normalized())) *
+          pb.orientation;
+      const auto again = Contacts(c.a, c.pa, c.b, pb, 1e-3);
+      ASSERT_EQ(again.size(), rest.size());
+      for (size_t i = 0; i < rest.size(); ++i) {
+        EXPECT_LT((again[i].position - rest[i].position).norm(), 1e-9);
+      }
+    }
+  }
 }
 
 // Pure functions of the poses: the same contacts bitwise on every call.
