@@ -4,6 +4,10 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "sapcontact/sim/geometry/shape_traits.h"
 
 namespace sapcontact {
 namespace {
@@ -17,20 +21,23 @@ constexpr double kPi = 3.14159265358979323846;
   throw std::invalid_argument(os.str());
 }
 
+// Meshes have a volume only when closed.
+void RequireClosed(const Shape& shape) {
+  if (shape.mesh == nullptr) {
+    throw std::invalid_argument("a mesh shape without its mesh");
+  }
+  if (!shape.mesh->closed) {
+    throw std::invalid_argument(
+        "mesh '" + shape.mesh->file + "' is not closed (" +
+        shape.mesh->not_closed_reason + "): it has no volume");
+  }
+}
+
 }  // namespace
 
 const char* ShapeTypeName(ShapeType type) {
-  switch (type) {
-    case ShapeType::kPlane:
-      return "plane";
-    case ShapeType::kBox:
-      return "box";
-    case ShapeType::kSphere:
-      return "sphere";
-    case ShapeType::kCapsule:
-      return "capsule";
-  }
-  return "unknown";
+  const int i = static_cast<int>(type);
+  return i >= 0 && i < kNumShapeTypes ? TraitsOf(type).name : "unknown";
 }
 
 Shape MakePlane() {
@@ -61,37 +68,49 @@ Shape MakeCapsule(double radius, double length) {
   return s;
 }
 
+Shape MakeCylinder(double radius, double length) {
+  Shape s;
+  s.type = ShapeType::kCylinder;
+  s.radius = radius;
+  s.length = length;
+  return s;
+}
+
+Shape MakeMesh(std::shared_ptr<const MeshShape> mesh) {
+  Shape s;
+  s.type = ShapeType::kMesh;
+  s.mesh = std::move(mesh);
+  return s;
+}
+
 void Validate(const Shape& shape, const std::string& context) {
-  auto positive = [](double v) { return v > 0.0 && std::isfinite(v); };
-  switch (shape.type) {
-    case ShapeType::kPlane:
-      return;
-    case ShapeType::kBox:
-      for (int i = 0; i < 3; ++i) {
-        if (!positive(shape.size[i])) {
-          std::ostringstream os;
-          os << "invalid box size[" << i << "] = " << shape.size[i]
-             << " (must be finite and > 0 m)";
-          Fail(context, os.str());
-        }
+  const int type = static_cast<int>(shape.type);
+  if (type < 0 || type >= kNumShapeTypes) {
+    Fail(context, "invalid shape type " + std::to_string(type));
+  }
+  const ShapeTraits& traits = TraitsOf(shape.type);
+  if (shape.type == ShapeType::kMesh && shape.mesh == nullptr) {
+    Fail(context, "a mesh shape without its mesh (use MakeMesh)");
+  }
+  for (const ShapeParameter& p : traits.parameters) {
+    if (p.kind == ShapeParameterKind::kFile) continue;
+    const std::vector<double> values = ShapeParameterValues(shape, p);
+    for (int i = 0; i < p.count; ++i) {
+      const double v = values[i];
+      const bool scale = p.kind == ShapeParameterKind::kScale;
+      if (std::isfinite(v) &&
+          (scale ? v != 0.0 : v > 0.0 || (p.zero_allowed && v == 0.0))) {
+        continue;
       }
-      return;
-    case ShapeType::kCapsule:
-      if (!(shape.length >= 0.0) || !std::isfinite(shape.length)) {
-        std::ostringstream os;
-        os << "invalid capsule length = " << shape.length
-           << " (must be finite and >= 0 m)";
-        Fail(context, os.str());
-      }
-      [[fallthrough]];
-    case ShapeType::kSphere:
-      if (!positive(shape.radius)) {
-        std::ostringstream os;
-        os << "invalid " << ShapeTypeName(shape.type)
-           << " radius = " << shape.radius << " (must be finite and > 0 m)";
-        Fail(context, os.str());
-      }
-      return;
+      std::ostringstream os;
+      os << "invalid " << traits.name << " " << p.key;
+      if (p.count > 1) os << "[" << i << "]";
+      os << " = " << v << " (must be finite and "
+         << (scale            ? "non-zero)"
+             : p.zero_allowed ? ">= 0 m)"
+                              : "> 0 m)");
+      Fail(context, os.str());
+    }
   }
 }
 
@@ -106,6 +125,11 @@ double Volume(const Shape& shape) {
       return 4.0 / 3.0 * kPi * r * r * r;
     case ShapeType::kCapsule:
       return kPi * r * r * shape.length + 4.0 / 3.0 * kPi * r * r * r;
+    case ShapeType::kCylinder:
+      return kPi * r * r * shape.length;
+    case ShapeType::kMesh:
+      RequireClosed(shape);
+      return shape.mesh->volume;
   }
   throw std::invalid_argument("a plane has no finite volume");
 }
@@ -144,6 +168,15 @@ MassProperties MassPropertiesFromDensity(const Shape& shape, double density) {
       mp.inertia.diagonal() = Vector3(transverse, transverse, axial);
       break;
     }
+    case ShapeType::kCylinder: {
+      const double L = shape.length;
+      const double transverse = m * (3.0 * r * r + L * L) / 12.0;
+      mp.inertia.diagonal() = Vector3(transverse, transverse, 0.5 * m * r * r);
+      break;
+    }
+    case ShapeType::kMesh:
+      mp.inertia = density * shape.mesh->unit_inertia;
+      break;
   }
   return mp;
 }
@@ -170,6 +203,10 @@ double BoundingRadius(const Shape& shape) {
       return shape.radius;
     case ShapeType::kCapsule:
       return shape.radius + 0.5 * shape.length;
+    case ShapeType::kCylinder:
+      return std::hypot(shape.radius, 0.5 * shape.length);
+    case ShapeType::kMesh:
+      return shape.mesh->hull.bounding_radius;
   }
   return std::numeric_limits<double>::infinity();
 }
@@ -195,6 +232,27 @@ Aabb ComputeAabb(const Shape& shape, const Pose& pose, double inflation) {
       half = 0.5 * shape.length * axis.cwiseAbs() +
              Vector3::Constant(shape.radius);
       break;
+    }
+    case ShapeType::kCylinder: {
+      // The caps' discs reach r sqrt(1 - a_i^2) along world axis i.
+      const Vector3 a = pose.rotation().col(2);
+      for (int i = 0; i < 3; ++i) {
+        half[i] = 0.5 * shape.length * std::abs(a[i]) +
+                  shape.radius * std::sqrt(std::max(0.0, 1.0 - a[i] * a[i]));
+      }
+      break;
+    }
+    case ShapeType::kMesh: {
+      // The hull's own bounds, rotated (the box about them, not the tight
+      // box of the rotated vertices: O(1) per pose).
+      const ConvexHull& hull = shape.mesh->hull;
+      const Matrix3 r = pose.rotation();
+      const Vector3 centre = pose.ToWorld(0.5 * (hull.lower + hull.upper));
+      half = r.cwiseAbs() * (0.5 * (hull.upper - hull.lower));
+      half.array() += inflation;
+      box.lower = centre - half;
+      box.upper = centre + half;
+      return box;
     }
   }
   half.array() += inflation;

@@ -1,11 +1,14 @@
 // Collision/inertia shapes of rigid bodies and their mass properties.
 // Every shape is expressed in its body frame, centred at the body origin
-// (which is the centre of mass). Units: metres, kilograms.
+// (which is the centre of mass). Units: metres, kilograms. The table of
+// shape names and parameters: sim/geometry/shape_traits.h.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "sapcontact/contact_model/conventions.h"
+#include "sapcontact/sim/geometry/mesh_shape.h"
 #include "sapcontact/sim/geometry/pose.h"
 
 namespace sapcontact {
@@ -23,9 +26,17 @@ enum class ShapeType {
   /// the distance between the two sphere centres (total extent along z is
   /// length + 2 radius). length = 0 is a sphere.
   kCapsule,
+  /// Cylinder with flat caps: the points within `radius` of the body z axis
+  /// with |z| <= length/2 (`length` is the full length, as URDF's
+  /// <cylinder>).
+  kCylinder,
+  /// A triangle mesh (`mesh`), which collides as its convex hull
+  /// (MeshShape::hull), as in Drake and MuJoCo.
+  kMesh,
 };
 
-/// The YAML name of a shape type: "plane", "box", "sphere", "capsule".
+/// The YAML name of a shape type: "plane", "box", "sphere", "capsule",
+/// "cylinder", "mesh".
 const char* ShapeTypeName(ShapeType type);
 
 /// A shape; only the fields of its type are meaningful.
@@ -33,10 +44,13 @@ struct Shape {
   ShapeType type{ShapeType::kSphere};
   /// Box full edge lengths along the body x, y, z axes [m] (box only).
   Vector3 size{Vector3::Zero()};
-  /// Sphere/capsule radius [m].
+  /// Sphere, capsule and cylinder radius [m].
   double radius{0.0};
-  /// Capsule segment length between the sphere centres [m] (capsule only).
+  /// Capsule: segment length between the sphere centres [m]; cylinder: full
+  /// length between the caps [m].
   double length{0.0};
+  /// The mesh of a kMesh shape (shared, read-only); null for other types.
+  std::shared_ptr<const MeshShape> mesh;
 };
 
 Shape MakePlane();
@@ -45,13 +59,18 @@ Shape MakeBox(double x, double y, double z);
 Shape MakeSphere(double radius);
 /// Capsule of `radius` around a segment of `length` along the body z axis.
 Shape MakeCapsule(double radius, double length);
+/// Cylinder of `radius` and full `length` along the body z axis.
+Shape MakeCylinder(double radius, double length);
+/// Mesh shape (LoadMeshShape, sim/geometry/mesh_shape.h).
+Shape MakeMesh(std::shared_ptr<const MeshShape> mesh);
 
 /// Throws std::invalid_argument naming `context` and the field if a size is
-/// not finite and > 0 (box size, radius) or a capsule length is not finite
-/// and >= 0.
+/// not finite and > 0 (box size, radius, cylinder length) or a capsule
+/// length is not finite and >= 0, or a mesh shape has no mesh.
 void Validate(const Shape& shape, const std::string& context = "");
 
-/// Volume [m^3]. Throws std::invalid_argument for a plane (infinite).
+/// Volume [m^3]. Throws std::invalid_argument for a plane (infinite) or a
+/// mesh that is not closed (MeshShape::closed).
 double Volume(const Shape& shape);
 
 /// Mass [kg] and rotational inertia about the centre of mass in the body
@@ -64,8 +83,12 @@ struct MassProperties {
 /// Mass properties of a homogeneous body of the given density [kg/m^3].
 /// Closed forms: box m/12 diag(y^2+z^2, x^2+z^2, x^2+y^2); sphere 2/5 m r^2;
 /// capsule = cylinder + two hemispheres (hemisphere inertia about the centre
-/// of the capsule: m_h (2/5 r^2 + L^2/4 + 3 L r / 8)).
-/// Throws std::invalid_argument for a plane or a non-finite/<= 0 density.
+/// of the capsule: m_h (2/5 r^2 + L^2/4 + 3 L r / 8)); cylinder m/12
+/// diag(3 r^2 + L^2, 3 r^2 + L^2, 6 r^2); a closed mesh: its volume and
+/// inertia by the divergence theorem (MeshShape), about its centroid (the
+/// body origin once the mesh is centred).
+/// Throws std::invalid_argument for a plane, a mesh that is not closed, or
+/// a non-finite/<= 0 density.
 MassProperties MassPropertiesFromDensity(const Shape& shape, double density);
 
 /// Same, for a body of the given total mass [kg] (density = mass / volume).

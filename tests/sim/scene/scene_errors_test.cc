@@ -118,7 +118,7 @@ const BadCase kCases[] = {
      "bodies.b.shape.length"},
     {"unknown_shape_type",
      HEAD "  - name: b\n    mass: 1\n"
-          "    shape: {type: cylinder, radius: 1}  #<\n",
+          "    shape: {type: cone, radius: 1}  #<\n",
      "bodies.b.shape.type"},
     {"position_too_short",
      HEAD "  - name: b\n    shape: {type: sphere, radius: 1}\n    mass: 1\n"
