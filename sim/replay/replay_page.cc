@@ -7,9 +7,11 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
+#include "sapcontact/sim/geometry/shape_traits.h"
 #include "sapcontact/sim/replay/replay.h"
 #include "sapcontact/sim/replay/replay_template.h"
 #include "sapcontact/sim/stepping/csv_reader.h"
@@ -188,7 +190,9 @@ std::string ScriptSafeJson(const Json& value) {
 
 struct SceneObject {
   std::string name, shape, material, motion;
-  std::vector<double> dims;  // box: size; sphere: radius; capsule: r, length
+  // The shape's parameters in sim/geometry/shape_traits.h order (box: size;
+  // sphere: radius; capsule: radius, length).
+  std::vector<double> dims;
   bool fixed{false};
   double pose[7];
   int material_index{0};
@@ -256,25 +260,31 @@ ReplayScene ReadReplayScene(const fs::path& path) {
     s.shape = text("shape");
     s.material = text("material");
     s.motion = text("motion");
-    if (s.shape == "box") {
-      const Json& size = o["size"];
-      if (!size.is_array() || size.size() != 3) {
-        fail(where + ".size", "not a list of 3 numbers");
+    const std::optional<ShapeType> type = ShapeTypeFromName(s.shape);
+    if (!type) {
+      fail(where + ".shape",
+           "'" + s.shape + "' is not one of " + ShapeTypeNames(", "));
+    }
+    // The parameters in the table's order make the page's dims.
+    for (const ShapeParameter& p : TraitsOf(*type).parameters) {
+      const std::string field = where + "." + p.key;
+      if (p.count == 1) {
+        s.dims.push_back(positive(p.key, p.zero_allowed));
+        continue;
       }
-      for (const Json& v : size) {
+      const Json& values = o[p.key];
+      const std::string list =
+          "a list of " + std::to_string(p.count) + " numbers";
+      if (!values.is_array() || static_cast<int>(values.size()) != p.count) {
+        fail(field, "not " + list);
+      }
+      for (const Json& v : values) {
         if (!v.is_number() || !(v.get<double>() > 0) ||
             !std::isfinite(v.get<double>())) {
-          fail(where + ".size", "not a list of 3 numbers > 0");
+          fail(field, "not " + list + " > 0");
         }
         s.dims.push_back(v.get<double>());
       }
-    } else if (s.shape == "sphere") {
-      s.dims = {positive("radius", false)};
-    } else if (s.shape == "capsule") {
-      s.dims = {positive("radius", false), positive("length", true)};
-    } else if (s.shape != "plane") {
-      fail(where + ".shape",
-           "'" + s.shape + "' is not one of plane, box, sphere, capsule");
     }
     if (s.motion != "trajectory" && s.motion != "poses" &&
         s.motion != "static") {

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "sapcontact/sim/geometry/shape_traits.h"
 #include "sapcontact/sim/replay/replay.h"
 #include "sapcontact/sim/stepping/scene_collision.h"
 #include "sapcontact/sim/stepping/simulation.h"
@@ -18,21 +19,12 @@ Json PoseJson(const Pose& p) {
               q.x(),          q.y(),          q.z()};
 }
 
+// The shape's name and parameters (sim/geometry/shape_traits.h).
 Json ShapeFields(const Shape& s, Json object) {
   object["shape"] = ShapeTypeName(s.type);
-  switch (s.type) {
-    case ShapeType::kBox:
-      object["size"] = {s.size.x(), s.size.y(), s.size.z()};
-      break;
-    case ShapeType::kSphere:
-      object["radius"] = s.radius;
-      break;
-    case ShapeType::kCapsule:
-      object["radius"] = s.radius;
-      object["length"] = s.length;
-      break;
-    case ShapeType::kPlane:
-      break;
+  for (const ShapeParameter& p : TraitsOf(s.type).parameters) {
+    const std::vector<double> values = ShapeParameterValues(s, p);
+    object[p.key] = p.count == 1 ? Json(values[0]) : Json(values);
   }
   return object;
 }

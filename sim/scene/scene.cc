@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sapcontact/sim/geometry/shape_traits.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 
 namespace sapcontact {
@@ -396,17 +397,12 @@ void ValidateScene(const Scene& scene) {
                                   std::to_string(b.material_index) +
                                   " is not a material of the scene");
     }
-    if (b.shape.type == ShapeType::kBox) {
-      for (int k = 0; k < 3; ++k) {
-        Range(f + ".shape.size[" + std::to_string(k) + "]", b.shape.size[k],
-              limits::kMinSize, limits::kMaxSize, "m");
-      }
-    } else if (b.shape.type != ShapeType::kPlane) {
-      Range(f + ".shape.radius", b.shape.radius, limits::kMinSize,
-            limits::kMaxSize, "m");
-      if (b.shape.type == ShapeType::kCapsule) {
-        Range(f + ".shape.length", b.shape.length, limits::kMinSize,
-              limits::kMaxSize, "m");
+    for (const ShapeParameter& p : TraitsOf(b.shape.type).parameters) {
+      const std::vector<double> values = ShapeParameterValues(b.shape, p);
+      for (int k = 0; k < p.count; ++k) {
+        Range(f + ".shape." + p.key +
+                  (p.count > 1 ? "[" + std::to_string(k) + "]" : ""),
+              values[k], limits::kMinSize, limits::kMaxSize, "m");
       }
     }
     for (int k = 0; k < 3; ++k) {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <vector>
 
+#include "sapcontact/sim/geometry/shape_traits.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 
 namespace sapcontact {
@@ -185,7 +186,7 @@ class Applier {
         if (k == "grid") return Section::kGrid;
         break;
       case Section::kShape:
-        check(ShapeKeys());
+        check(AllShapeKeys());  // sim/geometry/shape_traits.h
         break;
       case Section::kGrid:
         check(GridKeys());

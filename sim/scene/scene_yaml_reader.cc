@@ -52,10 +52,6 @@ const std::vector<std::string>& BodyKeys() {
       "material", "grid",  "prescribed"};
   return k;
 }
-const std::vector<std::string>& ShapeKeys() {
-  static const std::vector<std::string> k{"type", "size", "radius", "length"};
-  return k;
-}
 const std::vector<std::string>& GridKeys() {
   static const std::vector<std::string> k{"count", "spacing"};
   return k;

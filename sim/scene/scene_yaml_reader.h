@@ -20,7 +20,6 @@ const std::vector<std::string>& RootKeys();
 const std::vector<std::string>& SolverKeys();
 const std::vector<std::string>& MaterialKeys();
 const std::vector<std::string>& BodyKeys();
-const std::vector<std::string>& ShapeKeys();  // union over shape types
 const std::vector<std::string>& GridKeys();
 const std::vector<std::string>& OutputKeys();
 const std::vector<std::string>& CollisionKeys();

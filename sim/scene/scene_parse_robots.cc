@@ -1,0 +1,308 @@
+// Robots of a scene file (URDF, base, joint states, actuation) and external
+// forces (docs/robots.md, docs/scenes.md; scene_parser.h).
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "sapcontact/sim/robot/urdf_loader.h"
+#include "sapcontact/sim/scene/scene_limits.h"
+#include "sapcontact/sim/scene/scene_parser.h"
+
+namespace sapcontact {
+namespace scene_internal {
+
+namespace limits = scene_limits;
+
+void SceneParser::ParseRobots(const YAML::Node& list, Scene* scene) {
+  if (!list) return;
+  if (!list.IsSequence()) {
+    r_.Fail(list, "robots", "expected a list of robots");
+  }
+  if (static_cast<long>(list.size()) > limits::kMaxRobots) {
+    r_.Fail(list, "robots",
+            std::to_string(list.size()) + " robots, more than the limit of " +
+                std::to_string(limits::kMaxRobots) +
+                " (docs/scenes.md, Limits)");
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node n = list[i];
+    const std::string index_field = "robots[" + std::to_string(i) + "]";
+    if (!n.IsMap()) r_.Fail(n, index_field, "expected a map (a robot)");
+    const YAML::Node name_node = r_.Required(n, "name", index_field);
+    const std::string name = r_.String(name_node, index_field + ".name");
+    CheckName(name_node, index_field + ".name", name, "robot");
+    const std::string field = "robots." + name;
+    if (scene->FindRobot(name) >= 0) {
+      r_.Fail(name_node, field + ".name",
+              "duplicate robot name '" + name + "'");
+    }
+    if (scene->FindBody(name) >= 0) {
+      r_.Fail(name_node, field + ".name",
+              "'" + name +
+                  "' is already the name of a body (robot and body "
+                  "names share one namespace)");
+    }
+    scene->robots.push_back(ParseRobot(n, field, *scene));
+  }
+}
+
+RobotSpec SceneParser::ParseRobot(const YAML::Node& n, const std::string& field,
+                                  const Scene& scene) {
+  r_.CheckMap(n, field, scene_internal::RobotKeys());
+  RobotSpec r;
+  r.name = n["name"].Scalar();
+  const YAML::Node urdf = r_.Required(n, "urdf", field);
+  r.urdf = r_.String(urdf, field + ".urdf");
+  {
+    namespace fs = std::filesystem;
+    const fs::path p(r.urdf);
+    r.urdf_path = p.is_absolute() ? r.urdf
+                                  : (fs::path(r_.file()).parent_path() / p)
+                                        .lexically_normal()
+                                        .string();
+  }
+  const struct {
+    const char* key;
+    bool* value;
+  } flags[] = {{"self_collision", &r.self_collision},
+               {"joint_limits", &r.joint_limits},
+               {"skip_unsupported", &r.skip_unsupported},
+               {"cylinders_as_capsules", &r.cylinders_as_capsules}};
+  for (const auto& flag : flags) {
+    if (n[flag.key]) {
+      *flag.value = r_.Bool(n[flag.key], field + "." + flag.key);
+    }
+  }
+  if (n["material"]) {
+    r.material = r_.String(n["material"], field + ".material");
+    r.material_index =
+        MaterialIndex(n["material"], field + ".material", r.material, scene);
+  }
+  if (n["base"]) ParseBase(n["base"], field + ".base", &r);
+
+  // The URDF, with the base applied.
+  {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(r.urdf_path, ec)) {
+      r_.Fail(urdf, field + ".urdf",
+              "cannot open the URDF file '" + r.urdf_path + "'" +
+                  (r.urdf_path != r.urdf ? " (relative to the scene "
+                                           "file's folder)"
+                                         : ""));
+    }
+  }
+  UrdfOptions options;
+  options.base_pose = r.base_pose;
+  options.floating_base = !r.fixed_base;
+  options.skip_unsupported = r.skip_unsupported;
+  options.cylinders_as_capsules = r.cylinders_as_capsules;
+  try {
+    r.description = LoadUrdf(r.urdf_path, options);
+  } catch (const std::invalid_argument& e) {  // UrdfError and the tree's
+    r_.Fail(urdf, field + ".urdf",
+            std::string("cannot load the URDF: ") + e.what());
+  }
+  const MultibodyTree& tree = r.description.tree;
+  if (tree.num_links() > limits::kMaxRobotJoints) {
+    r_.Fail(urdf, field + ".urdf",
+            "the robot has " + std::to_string(tree.num_links()) +
+                " joints, more than the limit of " +
+                std::to_string(limits::kMaxRobotJoints) +
+                " (docs/scenes.md, Limits)");
+  }
+  if (n["joints"]) ParseJointStates(n["joints"], field + ".joints", &r);
+  if (n["actuation"]) {
+    ParseActuation(n["actuation"], field + ".actuation", &r);
+  }
+  return r;
+}
+
+void SceneParser::ParseBase(const YAML::Node& n, const std::string& field,
+                            RobotSpec* r) {
+  r_.CheckMap(n, field, scene_internal::RobotBaseKeys());
+  ParsePose(n, field, &r->base_pose);
+  if (n["fixed"]) r->fixed_base = r_.Bool(n["fixed"], field + ".fixed");
+  const char* kMotion[] = {"velocity", "angular_velocity"};
+  for (int i = 0; i < 2; ++i) {
+    const YAML::Node v_node = n[kMotion[i]];
+    if (!v_node) continue;
+    const std::string f = field + "." + kMotion[i];
+    const Vector3 v = r_.Vec3(v_node, f);
+    if (r->fixed_base && v.squaredNorm() > 0.0) {
+      r_.Fail(v_node, f,
+              "a fixed base cannot move (fixed: false makes it a floating "
+              "base)");
+    }
+    if (i == 0) {
+      r_.CheckRange(v_node, f, v.norm(), 0.0, limits::kMaxSpeed, "m/s",
+                    "faster than any rigid-body contact (10 km/s)",
+                    "|velocity|");
+      r->base_velocity = v;
+    } else {
+      r_.CheckRange(v_node, f, v.norm(), 0.0, limits::kMaxAngularSpeed, "rad/s",
+                    "a faster spin is not a rigid body", "|angular_velocity|");
+      r->base_angular_velocity = v;
+    }
+  }
+}
+
+// The tree index of the 1-DOF joint named by `key` (a key of joints: or
+// actuation:), which must not be a mimic follower.
+int SceneParser::OneDofJoint(const YAML::Node& key, const std::string& field,
+                             const RobotSpec& r, const char* what) {
+  const MultibodyTree& tree = r.description.tree;
+  const std::string name = key.Scalar();
+  std::string list;
+  for (int j = 0; j < tree.num_links(); ++j) {
+    const JointType t = tree.joint(j).type;
+    if (t == JointType::kRevolute || t == JointType::kPrismatic) {
+      list += (list.empty() ? "" : ", ") + tree.joint(j).name;
+    }
+  }
+  if (list.empty()) list = "none";
+  const int j = tree.FindJoint(name);
+  if (j < 0) {
+    r_.Fail(key, field,
+            "robot '" + r.name + "' has no joint named '" + name +
+                "' (its revolute and prismatic joints: " + list + ")");
+  }
+  const JointType t = tree.joint(j).type;
+  if (t != JointType::kRevolute && t != JointType::kPrismatic) {
+    r_.Fail(key, field,
+            "joint '" + name + "' of robot '" + r.name + "' is " +
+                JointTypeName(t) + "; only revolute and prismatic joints " +
+                what + " (its revolute and prismatic joints: " + list + ")");
+  }
+  for (const JointCoupling& c : r.description.couplings) {
+    if (c.follower == j) {
+      r_.Fail(key, field,
+              "joint '" + name + "' of robot '" + r.name + "' follows joint '" +
+                  tree.joint(c.leader).name + "' (URDF <mimic>): " + what +
+                  " only through its leader");
+    }
+  }
+  return j;
+}
+
+void SceneParser::ParseJointStates(const YAML::Node& n,
+                                   const std::string& field, RobotSpec* r) {
+  r_.CheckMap(n, field, {});
+  const MultibodyTree& tree = r->description.tree;
+  for (const auto& item : n) {
+    const std::string jf = field + "." + item.first.Scalar();
+    JointInitialState s;
+    s.joint = OneDofJoint(item.first, jf, *r, "have a state");
+    const Joint& joint = tree.joint(s.joint);
+    const bool revolute = joint.type == JointType::kRevolute;
+    const char* unit = revolute ? "rad" : "m";
+    r_.CheckMap(item.second, jf, scene_internal::JointStateKeys());
+    const YAML::Node q = item.second["position"];
+    if (q) {
+      s.position = r_.Double(q, jf + ".position");
+      const double max = revolute ? limits::kMaxAngle : limits::kMaxPosition;
+      r_.CheckRange(q, jf + ".position", s.position, -max, max, unit,
+                    revolute ? "give the angle modulo 2 pi"
+                             : "double precision cannot resolve contact "
+                               "farther out");
+      if (r->joint_limits &&
+          !(s.position >= joint.lower && s.position <= joint.upper)) {
+        std::ostringstream os;
+        os << "position " << s.position << " " << unit
+           << " is outside the URDF limits [" << joint.lower << ", "
+           << joint.upper << "] " << unit << " of joint '" << joint.name
+           << "' (joint_limits: false ignores them)";
+        r_.Fail(q, jf + ".position", os.str());
+      }
+    }
+    const YAML::Node v = item.second["velocity"];
+    if (v) {
+      s.velocity = r_.Double(v, jf + ".velocity");
+      r_.CheckRange(v, jf + ".velocity", std::abs(s.velocity), 0.0,
+                    revolute ? limits::kMaxAngularSpeed : limits::kMaxSpeed,
+                    revolute ? "rad/s" : "m/s",
+                    "faster than any rigid-body contact", "|velocity|");
+    }
+    r->joints.push_back(s);
+  }
+}
+
+void SceneParser::ParseActuation(const YAML::Node& n, const std::string& field,
+                                 RobotSpec* r) {
+  r_.CheckMap(n, field, {});
+  const MultibodyTree& tree = r->description.tree;
+  for (const auto& item : n) {
+    const std::string af = field + "." + item.first.Scalar();
+    JointActuation a;
+    a.joint = OneDofJoint(item.first, af, *r, "can be actuated");
+    const YAML::Node m = item.second;
+    r_.CheckMap(m, af, scene_internal::ActuationKeys());
+    if (m["kp"]) a.kp = r_.NonNegative(m["kp"], af + ".kp");
+    if (m["kd"]) a.kd = r_.NonNegative(m["kd"], af + ".kd");
+    if (!(a.kp + a.kd > 0.0)) {
+      r_.Fail(m["kp"] ? m["kp"] : (m["kd"] ? m["kd"] : m), af,
+              "kp + kd must be > 0 (a PD actuator without gains)");
+    }
+    if (m["target"]) a.target = r_.ScalarFunction(m["target"], af + ".target");
+    a.target_velocity =
+        m["target_velocity"]
+            ? r_.ScalarFunction(m["target_velocity"], af + ".target_velocity")
+            : a.target.TimeDerivative();
+    if (m["feedforward"]) {
+      a.feedforward = r_.ScalarFunction(m["feedforward"], af + ".feedforward");
+    }
+    a.effort_limit = tree.joint(a.joint).effort_limit;
+    if (m["effort_limit"]) {
+      a.effort_limit = r_.Double(m["effort_limit"], af + ".effort_limit",
+                                 /*allow_inf=*/true);
+      if (!(a.effort_limit > 0.0)) {
+        r_.Fail(m["effort_limit"], af + ".effort_limit",
+                "must be > 0 (.inf for no limit)");
+      }
+    }
+    r->actuation.push_back(std::move(a));
+  }
+}
+
+void SceneParser::ParseExternalForces(const YAML::Node& list, Scene* scene) {
+  if (!list) return;
+  if (!list.IsSequence()) {
+    r_.Fail(list, "external_forces", "expected a list of forces");
+  }
+  if (static_cast<long>(list.size()) > limits::kMaxExternalForces) {
+    r_.Fail(list, "external_forces",
+            std::to_string(list.size()) + " forces, more than the limit of " +
+                std::to_string(limits::kMaxExternalForces) +
+                " (docs/scenes.md, Limits)");
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node n = list[i];
+    const std::string field = "external_forces[" + std::to_string(i) + "]";
+    r_.CheckMap(n, field, scene_internal::ExternalForceKeys());
+    ExternalForce e;
+    const YAML::Node target = r_.Required(n, "body", field);
+    e.target = r_.String(target, field + ".body");
+    const std::string problem = ResolveForceTarget(*scene, &e);
+    if (!problem.empty()) r_.Fail(target, field + ".body", problem);
+    if (!n["force"] && !n["torque"]) {
+      r_.Fail(n, field + ".force", "give force or torque (or both)");
+    }
+    if (n["force"]) e.force = r_.VectorFunction(n["force"], field + ".force");
+    if (n["torque"]) {
+      e.torque = r_.VectorFunction(n["torque"], field + ".torque");
+    }
+    if (n["point"]) {
+      e.point = r_.Vec3(n["point"], field + ".point");
+      for (int k = 0; k < 3; ++k) {
+        r_.CheckRange(n["point"][k],
+                      field + ".point[" + std::to_string(k) + "]", e.point[k],
+                      -limits::kMaxPosition, limits::kMaxPosition, "m",
+                      kPositionWhy);
+      }
+    }
+    scene->external_forces.push_back(std::move(e));
+  }
+}
+
+}  // namespace scene_internal
+}  // namespace sapcontact

@@ -1,0 +1,106 @@
+// The scene file parser, internal to sim/scene: walks the YAML document of
+// docs/scenes.md into a Scene (sim/scene/scene.h). One file per part of the
+// schema: scene_loader.cc (the top level, solver, materials, checks shared
+// by the parts), scene_parse_bodies.cc (bodies, shapes, poses, prescribed
+// motion) and scene_parse_robots.cc (robots, joint states, actuation,
+// external forces). Errors: SceneError through the YamlReader, naming the
+// file, line and field.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <Eigen/Core>
+#include <string>
+
+#include "sapcontact/sim/scene/scene.h"
+#include "sapcontact/sim/scene/scene_yaml_reader.h"
+
+namespace sapcontact {
+namespace scene_internal {
+
+/// Whether `name` may name a body or a robot: names are used in override
+/// paths and in output files (CSV, JSON), so no spaces, '.', '=', ',', '"'
+/// or control characters, and valid UTF-8.
+bool ValidName(const std::string& name);
+
+/// Why positions are limited (range messages).
+inline constexpr const char* kPositionWhy =
+    "farther out, double precision cannot resolve contact (use a frame "
+    "near the bodies)";
+
+class SceneParser {
+ public:
+  explicit SceneParser(const YamlReader& r) : r_(r) {}
+
+  Scene Parse(const YAML::Node& root);
+
+ private:
+  // scene_loader.cc
+  void ParseSolver(const YAML::Node& n, SolverSettings* s);
+
+  void ParseMaterials(const YAML::Node& n, Scene* scene);
+
+  // SAP's R_n = max(beta^2 w / (4 pi^2), 1 / (dt k (dt + tau_d))) is 0 for
+  // a rigid pair (k = inf) when beta = 0: the problem is not strictly
+  // convex and the solver rejects it. Such a pair exists when two bodies,
+  // not both fixed, have rigid materials.
+  void CheckRigidPairsHaveRegularization(const YAML::Node& root,
+                                         const Scene& scene);
+
+  int MaterialIndex(const YAML::Node& node, const std::string& field,
+                    const std::string& name, const Scene& scene);
+
+  // Checks a robot or body name: length, characters (ValidName).
+  void CheckName(const YAML::Node& node, const std::string& field,
+                 const std::string& name, const char* what);
+
+  // scene_parse_bodies.cc
+  // `bodies` may be empty (or absent: a null node) when the scene has
+  // robots.
+  void ParseBodies(const YAML::Node& list, bool may_be_empty, Scene* scene);
+
+  // Parses one YAML body (not yet grid-expanded). Returns the grid counts
+  // and spacing through the out-arguments ({1,1,1} and 0 without grid).
+  Body ParseBody(const YAML::Node& n, const std::string& field,
+                 Eigen::Vector3i* count, Vector3* spacing, const Scene& scene);
+
+  Shape ParseShape(const YAML::Node& n, const std::string& field);
+
+  // position, rpy or quaternion of a body or a robot base.
+  void ParsePose(const YAML::Node& n, const std::string& field, Pose* pose);
+
+  // bodies[i].prescribed: velocities of a fixed body as functions of time.
+  void ParsePrescribed(const YAML::Node& body, const std::string& body_field,
+                       Body* b);
+
+  void CheckSize(const YAML::Node& node, const std::string& field,
+                 double value);
+
+  void CheckMass(const YAML::Node& node, const std::string& field, double mass);
+
+  // scene_parse_robots.cc
+  void ParseRobots(const YAML::Node& list, Scene* scene);
+
+  RobotSpec ParseRobot(const YAML::Node& n, const std::string& field,
+                       const Scene& scene);
+
+  void ParseBase(const YAML::Node& n, const std::string& field, RobotSpec* r);
+
+  // The tree index of the 1-DOF joint named by `key` (a key of joints: or
+  // actuation:), which must not be a mimic follower.
+  int OneDofJoint(const YAML::Node& key, const std::string& field,
+                  const RobotSpec& r, const char* what);
+
+  void ParseJointStates(const YAML::Node& n, const std::string& field,
+                        RobotSpec* r);
+
+  void ParseActuation(const YAML::Node& n, const std::string& field,
+                      RobotSpec* r);
+
+  void ParseExternalForces(const YAML::Node& list, Scene* scene);
+
+  const YamlReader& r_;
+};
+
+}  // namespace scene_internal
+}  // namespace sapcontact
