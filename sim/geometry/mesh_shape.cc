@@ -1,5 +1,8 @@
 #include "sapcontact/sim/geometry/mesh_shape.h"
 
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -8,6 +11,37 @@
 #include "sapcontact/sim/geometry/triangle_mesh.h"
 
 namespace sapcontact {
+namespace {
+
+// Whether every triangle lies in the hull's boundary: on the supporting
+// plane along its normal (either orientation: open meshes may be oriented
+// inconsistently), within kHullMergeTolerance of the largest coordinate.
+// Degenerate (zero-area) triangles have no normal and are skipped.
+bool OnHullBoundary(const TriangleMesh& mesh, const ConvexHull& hull) {
+  const double scale = std::max(hull.lower.cwiseAbs().maxCoeff(),
+                                hull.upper.cwiseAbs().maxCoeff());
+  const double tolerance = kHullMergeTolerance * scale;
+  int start = -1;
+  for (const std::array<int, 3>& t : mesh.triangles) {
+    const Vector3& a = mesh.vertices[t[0]];
+    const Vector3 n = (mesh.vertices[t[1]] - a).cross(mesh.vertices[t[2]] - a);
+    const double length = n.norm();
+    if (!(length > 0.0)) continue;
+    bool on_boundary = false;
+    for (const double sign : {1.0, -1.0}) {
+      const Vector3 u = (sign / length) * n;
+      start = hull.Support(u, start);
+      if (u.dot(hull.vertices[start]) - u.dot(a) <= tolerance) {
+        on_boundary = true;
+        break;
+      }
+    }
+    if (!on_boundary) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 std::shared_ptr<const MeshShape> LoadMeshShape(const std::string& path,
                                                const std::string& file,
@@ -37,8 +71,7 @@ std::shared_ptr<const MeshShape> LoadMeshShape(const std::string& path,
   shape->not_closed_reason = closure.reason;
   if (centre && !closure.closed) {
     throw MeshError(path + ": not closed (" + closure.reason +
-                    "): a body of it has no volume to weigh; give the body "
-                    "a mass and inertia instead of a density");
+                    "): a body of it has no volume to weigh");
   }
   ScaleMesh(&mesh, scale);
   shape->mesh_vertices = static_cast<int>(mesh.vertices.size());
@@ -62,11 +95,23 @@ std::shared_ptr<const MeshShape> LoadMeshShape(const std::string& path,
   } catch (const std::invalid_argument& e) {
     throw MeshError(e.what());  // begins with the path
   }
-  // Only a closed mesh has a volume to compare: an open one is reported as
-  // not convex (unknown).
-  shape->convex =
-      shape->closed && shape->volume >= (1.0 - 1e-6) * shape->hull.volume;
+  shape->convex = OnHullBoundary(mesh, shape->hull);
   return shape;
+}
+
+std::string HullApproximation(const MeshShape& mesh) {
+  if (mesh.convex) return "";
+  std::ostringstream what;
+  what.precision(4);
+  what << "mesh '" << mesh.file << "' is not convex ";
+  if (mesh.closed) {
+    what << "(mesh volume " << mesh.volume << " m^3, its hull's "
+         << mesh.hull.volume << " m^3)";
+  } else {
+    what << "and not closed (" << mesh.not_closed_reason << ")";
+  }
+  what << ": it collides as its convex hull";
+  return what.str();
 }
 
 }  // namespace sapcontact

@@ -59,10 +59,20 @@ struct MeshShape {
   double volume{0.0};
   Vector3 centroid{Vector3::Zero()};
   Matrix3 unit_inertia{Matrix3::Zero()};
-  /// The mesh is convex when its volume equals its hull's (relative
-  /// 1e-6); a non-convex mesh collides as its hull.
+  /// The mesh is convex when every triangle lies in its hull's boundary
+  /// (on the supporting plane along the triangle's normal, within
+  /// kHullMergeTolerance of the hull's largest coordinate), closed or not:
+  /// then the hull is exactly the surface the file describes. A mesh that
+  /// is not convex collides as its hull, an approximation loaders warn
+  /// about.
   bool convex{false};
 };
+
+/// What loaders warn about a mesh that is not convex, "" for a convex one:
+/// "mesh 'part.stl' is not convex (mesh volume 0.0003 m^3, its hull's
+/// 0.00035 m^3): it collides as its convex hull" (an open mesh: "is not
+/// convex and not closed (<reason>)").
+std::string HullApproximation(const MeshShape& mesh);
 
 /// Reads the mesh file at `path` (binary or ASCII STL, OBJ, Collada DAE),
 /// scales it, computes its volume properties and hull, and with `centre`
