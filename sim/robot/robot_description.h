@@ -21,9 +21,10 @@ struct RobotGeometry {
   std::string name;
   /// Link index in RobotDescription::tree.
   int link{-1};
-  /// Shape, centred at its own frame G (sim/geometry/shapes.h): box,
-  /// sphere or capsule (the URDF extension <capsule radius length>, or a
-  /// <cylinder> under UrdfOptions::cylinders_as_capsules).
+  /// Shape in its own frame G (sim/geometry/shapes.h): box, sphere,
+  /// cylinder, mesh (in the mesh file's frame, scaled; it collides as its
+  /// convex hull) or capsule (the URDF extension <capsule radius length>, or
+  /// a <cylinder> under UrdfOptions::cylinders_as_capsules).
   Shape shape;
   /// Pose of G in the link frame L (X_LG).
   Pose pose_in_link;
@@ -53,12 +54,23 @@ struct RobotDescription {
   /// Generalized positions at load: zeros, with a floating base at the base
   /// pose.
   Eigen::VectorXd initial_positions;
-  /// Elements skipped at the user's request (UrdfOptions::
-  /// skip_unsupported), one line each: "robot.urdf:42: <mesh> in link
-  /// 'hand' collision 0 skipped (meshes are not supported)"; and values
-  /// read but not modelled: "robot.urdf:17: <dynamics friction="0.1"> of
-  /// joint 'elbow' ignored (joint friction is not modelled)".
+  /// What the loader did not take as written, one line each: collision
+  /// elements skipped at the user's request (UrdfOptions::
+  /// skip_unsupported: "robot.urdf:42: <torus> in link 'hand' collision 0
+  /// skipped (unknown geometry)"), geometry approximated (a mesh that is
+  /// not convex or not closed collides as its convex hull; a cylinder
+  /// loaded as a capsule), values read but not modelled ("robot.urdf:17:
+  /// <dynamics friction="0.1"> of joint 'elbow' ignored (joint friction is
+  /// not modelled)"), and a robot without any collision geometry.
   std::vector<std::string> warnings;
+  /// Collision elements: loaded (in `geometries`), dropped (skipped), and
+  /// of the loaded ones approximated (as above).
+  struct CollisionCounts {
+    int loaded{0};
+    int dropped{0};
+    int approximated{0};
+  };
+  CollisionCounts collision_counts;
 };
 
 }  // namespace sapcontact

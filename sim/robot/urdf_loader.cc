@@ -17,6 +17,7 @@
 #include <Eigen/Eigenvalues>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +25,7 @@
 #include <locale>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -36,10 +38,11 @@ std::string Quoted(const std::string& s) { return "'" + s + "'"; }
 
 /// One <collision> element after validation.
 struct CollisionInfo {
-  std::string label;    ///< name attribute, or the index among the link's
-  bool keep{true};      ///< false: skipped (skip_unsupported)
-  bool capsule{false};  ///< <capsule>: urdfdom sees a placeholder sphere
-  Shape shape;          ///< the shape as it will be loaded
+  std::string label;         ///< name attribute, or the index among the link's
+  bool keep{true};           ///< false: skipped (skip_unsupported)
+  bool capsule{false};       ///< <capsule>: urdfdom sees a placeholder sphere
+  bool approximated{false};  ///< a cylinder as a capsule, a mesh as its hull
+  Shape shape;               ///< the shape as it will be loaded
 };
 
 struct LinkInfo {
@@ -99,7 +102,8 @@ class UrdfReader {
     throw UrdfError(msg.str());
   }
   void Warn(int line, const std::string& what) {
-    warnings_.push_back(source_ + ":" + std::to_string(line) + ": " + what);
+    warnings_.push_back(source_ + (line > 0 ? ":" + std::to_string(line) : "") +
+                        ": " + what);
   }
 
   // Attribute readers: validate the text like urdfdom's number parser
@@ -118,6 +122,16 @@ class UrdfReader {
   void ScanInertial(TiXmlElement* inertial, const std::string& who);
   CollisionInfo ScanCollision(TiXmlElement* c, int index,
                               const std::string& who);
+  /// The mesh of <mesh filename scale> element `s`, loaded once per file
+  /// and scale; approximated: it collides as its hull of a mesh that is not
+  /// convex or not closed (warned once per file).
+  std::shared_ptr<const MeshShape> ScanMesh(TiXmlElement* s,
+                                            const std::string& cwho,
+                                            bool* approximated);
+  /// The file a mesh URI names: package://NAME/..., file://..., or a path
+  /// (relative to the URDF's folder).
+  std::string ResolveMeshUri(const TiXmlElement* s, const std::string& uri,
+                             const std::string& cwho) const;
   void ScanJoint(TiXmlElement* e);
   void ResolveTree(const TiXmlElement* robot);
   RobotDescription Build(const urdf::ModelInterface& model,
@@ -130,6 +144,10 @@ class UrdfReader {
   std::map<std::string, int> link_index_, joint_index_;
   std::vector<int> order_;  ///< link indices in topological order
   std::vector<std::string> warnings_;
+  std::map<std::pair<std::string, std::string>,
+           std::shared_ptr<const MeshShape>>
+      meshes_;  ///< by (path, scale text)
+  std::set<std::string> warned_meshes_;
   /// Document edits for urdfdom, applied after the scan.
   std::vector<std::pair<TiXmlNode*, TiXmlNode*>> removals_;     // parent, child
   std::vector<std::pair<TiXmlNode*, TiXmlElement*>> capsules_;  // geometry
@@ -271,7 +289,6 @@ CollisionInfo UrdfReader::ScanCollision(TiXmlElement* c, int index,
     info.keep = false;
     removals_.emplace_back(c->Parent(), c);
   };
-  const std::string use = "use box, sphere, capsule";
   if (type == "box") {
     const Eigen::Vector3d size =
         Vector(s, "size", cwho, Eigen::Vector3d::Zero());
@@ -298,22 +315,111 @@ CollisionInfo UrdfReader::ScanCollision(TiXmlElement* c, int index,
     const double length = positive("length");
     if (options_.cylinders_as_capsules) {
       info.shape = MakeCapsule(radius, std::max(length - 2.0 * radius, 0.0));
+      info.approximated = true;
+      Warn(s->Row(), "<cylinder> in " + who + " " + label +
+                         " loaded as a capsule (cylinders_as_capsules)");
     } else {
-      unsupported("<cylinder> collision geometry is not supported (" + use +
-                      "; load it as a capsule with cylinders_as_capsules; "
-                      "or skip it with skip_unsupported)",
-                  "cylinders are not supported; see cylinders_as_capsules");
+      info.shape = MakeCylinder(radius, length);
     }
   } else if (type == "mesh") {
-    unsupported("<mesh> collision geometry is not supported (" + use +
-                    "; or skip it with skip_unsupported)",
-                "meshes are not supported");
+    info.shape = MakeMesh(ScanMesh(s, cwho, &info.approximated));
   } else {
-    unsupported("unknown collision geometry <" + type + "> (" + use +
-                    "; or skip it with skip_unsupported)",
+    unsupported("unknown collision geometry <" + type +
+                    "> (use box, sphere, cylinder, capsule or mesh; or skip "
+                    "it with skip_unsupported)",
                 "unknown geometry");
   }
   return info;
+}
+
+std::string UrdfReader::ResolveMeshUri(const TiXmlElement* s,
+                                       const std::string& uri,
+                                       const std::string& cwho) const {
+  namespace fs = std::filesystem;
+  const std::string tag = Tag(s, "filename");
+  const std::string kPackage = "package://", kFile = "file://";
+  if (uri.compare(0, kFile.size(), kFile) == 0) {
+    return uri.substr(kFile.size());
+  }
+  if (uri.compare(0, kPackage.size(), kPackage) != 0) {
+    const fs::path p(uri);
+    if (p.is_absolute()) return uri;
+    return (fs::path(source_).parent_path() / p).lexically_normal().string();
+  }
+  const std::string rest = uri.substr(kPackage.size());
+  const size_t slash = rest.find('/');
+  if (slash == 0 || slash == std::string::npos || slash + 1 == rest.size()) {
+    Fail(s->Row(), cwho,
+         tag + ": not a package URI (expected package://NAME/PATH)");
+  }
+  const std::string name = rest.substr(0, slash);
+  const std::string file = rest.substr(slash + 1);
+  if (auto it = options_.package_paths.find(name);
+      it != options_.package_paths.end()) {
+    return (fs::path(it->second) / file).lexically_normal().string();
+  }
+  std::string searched;
+  const char* env =
+      options_.use_ros_package_path ? std::getenv("ROS_PACKAGE_PATH") : nullptr;
+  if (env != nullptr) {
+    std::istringstream folders(env);
+    std::string folder;
+    while (std::getline(folders, folder, ':')) {
+      if (folder.empty()) continue;
+      searched += (searched.empty() ? "" : ", ") + folder;
+      std::error_code ec;
+      const fs::path f(folder);
+      if (f.filename() == name && fs::is_directory(f, ec)) {
+        return (f / file).lexically_normal().string();
+      }
+      if (fs::is_directory(f / name, ec)) {
+        return (f / name / file).lexically_normal().string();
+      }
+    }
+  }
+  Fail(s->Row(), cwho,
+       tag + ": package '" + name +
+           "' not found (give the robot package_paths: {" + name +
+           ": FOLDER}, or add the folder holding '" + name +
+           "' to ROS_PACKAGE_PATH" +
+           (options_.use_ros_package_path
+                ? "; ROS_PACKAGE_PATH " + (searched.empty()
+                                               ? std::string("is not set")
+                                               : "searched: " + searched)
+                : "") +
+           ")");
+}
+
+std::shared_ptr<const MeshShape> UrdfReader::ScanMesh(TiXmlElement* s,
+                                                      const std::string& cwho,
+                                                      bool* approximated) {
+  const char* filename = s->Attribute("filename");
+  if (filename == nullptr || *filename == '\0') {
+    Fail(s->Row(), cwho, "<mesh>: the attribute 'filename' is missing");
+  }
+  const Eigen::Vector3d scale = Vector(s, "scale", cwho, Vector3::Ones());
+  if ((scale.array() == 0.0).any()) {
+    Fail(s->Row(), cwho, Tag(s, "scale") + ": a scale must not be zero");
+  }
+  const std::string path = ResolveMeshUri(s, filename, cwho);
+  std::ostringstream key;
+  key.precision(17);
+  key << scale.transpose();
+  std::shared_ptr<const MeshShape>& mesh = meshes_[{path, key.str()}];
+  if (mesh == nullptr) {
+    try {
+      mesh = LoadMeshShape(path, filename, scale, /*centre=*/false,
+                           options_.mesh_limits);
+    } catch (const std::invalid_argument& e) {  // MeshError
+      meshes_.erase({path, key.str()});
+      Fail(s->Row(), cwho, Tag(s, "filename") + ": " + e.what());
+    }
+  }
+  *approximated = !mesh->convex;
+  if (*approximated && warned_meshes_.insert(path).second) {
+    Warn(s->Row(), cwho + ": " + HullApproximation(*mesh));
+  }
+  return mesh;
 }
 
 void UrdfReader::ScanLink(TiXmlElement* e) {
@@ -682,7 +788,12 @@ RobotDescription UrdfReader::Build(const urdf::ModelInterface& model,
 
     int kept = 0;
     for (const CollisionInfo& c : info.collisions) {
-      if (!c.keep) continue;
+      if (!c.keep) {
+        ++robot.collision_counts.dropped;
+        continue;
+      }
+      ++robot.collision_counts.loaded;
+      if (c.approximated) ++robot.collision_counts.approximated;
       if (kept >= static_cast<int>(ulink->collision_array.size())) {
         Fail(info.line, who, "internal error: urdfdom lost a collision");
       }
@@ -712,6 +823,11 @@ RobotDescription UrdfReader::Build(const urdf::ModelInterface& model,
     const Eigen::Quaterniond q = options_.base_pose.orientation.normalized();
     robot.initial_positions.head<7>() << options_.base_pose.position, q.w(),
         q.x(), q.y(), q.z();
+  }
+  if (robot.collision_counts.loaded == 0) {
+    Warn(0, "robot '" + name +
+                "' has no collision geometry: none of its links can touch "
+                "anything");
   }
   robot.warnings = warnings_;
   return robot;

@@ -2,19 +2,26 @@
 // RobotDescription, parsed with Debian's urdfdom; the support table is in
 // docs/robots.md. Units SI; frames as in multibody/multibody_tree.h.
 //
-// Besides the URDF 1.0 elements, collision geometry may be the project's
-// extension <capsule radius="r" length="l"/>: the points within r of the
-// segment of length l (between the sphere centres) along the z axis of the
-// geometry frame, as in SDFormat. Joint <limit> effort="0" or velocity="0"
+// Collision geometry: <box>, <sphere>, <cylinder> (flat caps; or a capsule
+// with UrdfOptions::cylinders_as_capsules), <mesh filename="..."
+// scale="sx sy sz"> (STL, OBJ or Collada; it collides as its convex hull;
+// filename relative to the URDF's folder, file://, or package://NAME/...
+// resolved by UrdfOptions::package_paths and ROS_PACKAGE_PATH), and the
+// project's extension <capsule radius="r" length="l"/>: the points within r
+// of the segment of length l (between the sphere centres) along the z axis
+// of the geometry frame, as in SDFormat. Every <collision> of a link is
+// kept. Joint <limit> effort="0" or velocity="0"
 // means "no limit" (many files write 0 for unset); position limits of
 // continuous joints are ignored. Visuals, materials, transmissions and
 // Gazebo extensions are ignored. Thread-safe: urdfdom's console output is
 // captured (never printed) under a process-wide lock.
 #pragma once
 
+#include <map>
 #include <stdexcept>
 #include <string>
 
+#include "sapcontact/sim/geometry/mesh_shape.h"
 #include "sapcontact/sim/geometry/pose.h"
 #include "sapcontact/sim/robot/robot_description.h"
 
@@ -26,21 +33,30 @@ struct UrdfOptions {
   /// false: the root link is welded to the world at base_pose; true: it is
   /// attached by a floating (6-DOF) joint starting at base_pose.
   bool floating_base{false};
-  /// Unsupported elements (mesh geometry, cylinders unless
-  /// cylinders_as_capsules, planar joints...) are an error by default; with
-  /// this they are skipped where skipping is meaningful (collision geometry)
-  /// and reported in RobotDescription::warnings.
+  /// Unsupported elements (unknown collision geometry, planar joints...)
+  /// are an error by default; with this they are skipped where skipping is
+  /// meaningful (collision geometry), reported in
+  /// RobotDescription::warnings and counted as dropped.
   bool skip_unsupported{false};
   /// Load <cylinder radius="r" length="l"> collision geometry as the capsule
   /// of radius r whose total extent along z is l (segment l - 2r, at least
-  /// 0): rounded ends instead of flat ones.
+  /// 0): rounded ends instead of flat ones. Default: a cylinder.
   bool cylinders_as_capsules{false};
+  /// Folders of the ROS packages that <mesh filename="package://NAME/..."/>
+  /// names: NAME -> folder (the folder that holds the package's files, e.g.
+  /// NAME/meshes/...). Looked up before ROS_PACKAGE_PATH.
+  std::map<std::string, std::string> package_paths;
+  /// Also resolve package://NAME through the ROS_PACKAGE_PATH environment
+  /// variable: its colon-separated folders are searched in order for a
+  /// folder named NAME (a folder itself named NAME counts too).
+  bool use_ros_package_path{true};
+  /// Limits on each mesh file (sim/geometry/mesh_shape.h).
+  MeshLimits mesh_limits;
 };
 
 /// A URDF that cannot be loaded. what() names the file, the line where
-/// known, and the element: "arm.urdf:42: link 'hand': <mesh> collision
-/// geometry is not supported (use box, sphere, capsule; or skip it with
-/// skip_unsupported)".
+/// known, and the element: "arm.urdf:42: link 'hand': collision 0: <mesh
+/// filename="package://arm/hand.stl">: package 'arm' not found (...)".
 class UrdfError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
@@ -50,7 +66,8 @@ class UrdfError : public std::invalid_argument {
 RobotDescription LoadUrdf(const std::string& path,
                           const UrdfOptions& options = {});
 
-/// Parses URDF text; `source` names it in messages. @throws UrdfError.
+/// Parses URDF text; `source` names it in messages, and relative mesh file
+/// names are resolved against its folder. @throws UrdfError.
 RobotDescription ParseUrdf(const std::string& xml, const std::string& source,
                            const UrdfOptions& options = {});
 

@@ -46,6 +46,13 @@ std::string JointXml(const std::string& name, const std::string& type,
          "\"/>\n" + extra + "  </joint>\n";
 }
 
+// The warning of a robot whose links have no collision geometry.
+std::string NoCollisionWarning(const std::string& source) {
+  return source +
+         ": robot 'test' has no collision geometry: none of its links can "
+         "touch anything";
+}
+
 const std::string kLimit =
     "    <limit lower=\"-1\" upper=\"1\" effort=\"10\" velocity=\"2\"/>\n";
 
@@ -70,7 +77,8 @@ TEST(UrdfLoader, LinksInDepthFirstOrderOfTheJointsInTheFile) {
   }
   EXPECT_EQ(robot.tree.num_positions(), 4);
   EXPECT_EQ(robot.tree.num_velocities(), 4);
-  EXPECT_TRUE(robot.warnings.empty());
+  EXPECT_EQ(robot.warnings,
+            std::vector<std::string>{NoCollisionWarning("tree.urdf")});
 }
 
 TEST(UrdfLoader, RootWeldedAtTheBasePoseByDefault) {
@@ -236,7 +244,9 @@ TEST(UrdfLoader, JointTypesAxesLimitsAndDamping) {
   // <axis/> without xyz: the URDF default (1, 0, 0).
   EXPECT_TRUE(t.joint(t.FindJoint("noaxis")).axis.isApprox(Vector3::UnitX()));
   EXPECT_EQ(t.num_positions(), 4);
-  EXPECT_TRUE(robot.warnings.empty());  // friction="0" is no warning
+  // friction="0" is no warning.
+  EXPECT_EQ(robot.warnings,
+            std::vector<std::string>{NoCollisionWarning("joints.urdf")});
 }
 
 TEST(UrdfLoader, FloatingJointInsideTheTree) {
@@ -262,12 +272,13 @@ TEST(UrdfLoader, JointFrictionIsWarnedAndIgnored) {
                      "    <dynamics damping=\"0.2\" friction=\"0.3\"/>\n"));
   const RobotDescription robot = ParseUrdf(xml, "friction.urdf");
   EXPECT_DOUBLE_EQ(robot.tree.joint(1).damping, 0.2);
-  ASSERT_EQ(robot.warnings.size(), 1u);
+  ASSERT_EQ(robot.warnings.size(), 2u);
   const std::string expected =
       "friction.urdf:" + std::to_string(LineOf(xml, "<dynamics")) +
       ": <dynamics friction=\"0.3\"> of joint 'j' "
       "ignored (joint friction is not modelled)";
   EXPECT_EQ(robot.warnings[0], expected);
+  EXPECT_EQ(robot.warnings[1], NoCollisionWarning("friction.urdf"));
 }
 
 TEST(UrdfLoader, MimicBecomesACoupling) {
@@ -374,9 +385,6 @@ std::string CylinderRobot() {
       "    <collision name=\"flat\">\n"
       "      <geometry><cylinder radius=\"0.1\" length=\"0.15\"/></geometry>\n"
       "    </collision>\n"
-      "    <collision name=\"hand\">\n"
-      "      <geometry><mesh filename=\"hand.stl\"/></geometry>\n"
-      "    </collision>\n"
       "    <collision name=\"pad\">\n"
       "      <geometry><box size=\"0.1 0.1 0.1\"/></geometry>\n"
       "    </collision>\n"
@@ -389,7 +397,7 @@ std::string CylinderRobot() {
 TEST(UrdfLoader, CylindersAsCapsules) {
   UrdfOptions options;
   options.cylinders_as_capsules = true;
-  options.skip_unsupported = true;  // the mesh and the cone
+  options.skip_unsupported = true;  // the cone
   const RobotDescription robot =
       ParseUrdf(CylinderRobot(), "cyl.urdf", options);
   ASSERT_EQ(robot.geometries.size(), 3u);
@@ -405,7 +413,11 @@ TEST(UrdfLoader, CylindersAsCapsules) {
   EXPECT_DOUBLE_EQ(flat.radius, 0.1);
   EXPECT_EQ(flat.length, 0.0);
   EXPECT_EQ(robot.geometries[2].name, "a/pad");
-  EXPECT_EQ(robot.warnings.size(), 2u);
+  // Two cylinders approximated, the cone skipped.
+  EXPECT_EQ(robot.warnings.size(), 3u);
+  EXPECT_EQ(robot.collision_counts.loaded, 3);
+  EXPECT_EQ(robot.collision_counts.approximated, 2);
+  EXPECT_EQ(robot.collision_counts.dropped, 1);
 }
 
 TEST(UrdfLoader, SkipUnsupportedDropsGeometryWithWarnings) {
@@ -413,25 +425,13 @@ TEST(UrdfLoader, SkipUnsupportedDropsGeometryWithWarnings) {
   UrdfOptions options;
   options.skip_unsupported = true;
   const RobotDescription robot = ParseUrdf(xml, "skip.urdf", options);
-  ASSERT_EQ(robot.geometries.size(), 1u);
-  EXPECT_EQ(robot.geometries[0].name, "a/pad");  // names keep the URDF index
-  ASSERT_EQ(robot.warnings.size(), 4u);
-  auto at = [&](const std::string& marker) {
-    return "skip.urdf:" + std::to_string(LineOf(xml, marker)) + ": ";
-  };
+  ASSERT_EQ(robot.geometries.size(), 3u);
+  EXPECT_EQ(robot.geometries[0].shape.type, ShapeType::kCylinder);
+  EXPECT_EQ(robot.geometries[2].name, "a/pad");  // names keep the URDF index
+  ASSERT_EQ(robot.warnings.size(), 1u);
   EXPECT_EQ(robot.warnings[0],
-            at("<cylinder radius=\"0.1\" length=\"0.5\"") +
-                "<cylinder> in link 'a' collision 'long' skipped (cylinders "
-                "are not supported; see cylinders_as_capsules)");
-  EXPECT_EQ(robot.warnings[1].rfind(
-                at("<cylinder radius=\"0.1\" length=\"0.15\""), 0),
-            0u);
-  EXPECT_EQ(robot.warnings[2], at("<mesh") +
-                                   "<mesh> in link 'a' collision 'hand' "
-                                   "skipped (meshes are not supported)");
-  EXPECT_EQ(robot.warnings[3], at("<cone") +
-                                   "<cone> in link 'a' collision 4 skipped "
-                                   "(unknown geometry)");
+            "skip.urdf:" + std::to_string(LineOf(xml, "<cone")) +
+                ": <cone> in link 'a' collision 3 skipped (unknown geometry)");
 }
 
 TEST(UrdfLoader, LoadUrdfReadsTheFileAndNamesIt) {
@@ -441,8 +441,9 @@ TEST(UrdfLoader, LoadUrdfReadsTheFileAndNamesIt) {
   const std::string path = WriteTempUrdf("named.urdf", xml);
   const RobotDescription robot = LoadUrdf(path);
   EXPECT_EQ(robot.tree.num_links(), 2);
-  ASSERT_EQ(robot.warnings.size(), 1u);
+  ASSERT_EQ(robot.warnings.size(), 2u);
   EXPECT_EQ(robot.warnings[0].rfind(path + ":", 0), 0u) << robot.warnings[0];
+  EXPECT_EQ(robot.warnings[1], NoCollisionWarning(path));
 }
 
 TEST(UrdfLoader, WhitespaceAndXmlDetailsAreTolerated) {
