@@ -526,6 +526,13 @@ void DefineSimulation(py::module_& m) {
           [](const PySimulation& s) { return s.stepper->scene().duration; },
           "The scene's duration [s] (step() is not limited by it).")
       .def_property_readonly(
+          "warnings",
+          [](const PySimulation& s) { return s.stepper->scene().warnings; },
+          "What loading did not take as written (geometry a robot's URDF "
+          "dropped or approximated, meshes that collide as their convex "
+          "hull), one line each naming the field; also "
+          "summary['warnings'] of run_scene.")
+      .def_property_readonly(
           "body_names",
           [](const PySimulation& s) {
             std::vector<std::string> names;

@@ -167,6 +167,11 @@ int Run(const RunOptions& o) {
                  e.what());
     return 2;
   }
+  // What the loader approximated or dropped (Scene::warnings).
+  for (const std::string& w : scene.warnings) {
+    std::fprintf(stderr, "sapsim: warning: %s: %s\n", o.scene.c_str(),
+                 w.c_str());
+  }
   // The initial poses: bodies piled at one place exceed the collision
   // limits (bad input); a deep overlap is worth a warning.
   try {

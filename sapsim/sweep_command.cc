@@ -200,6 +200,10 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
                      points[0].overrides.end());
     const Scene first = LoadScene(study.scene, overrides);
     StepCount(first);
+    for (const std::string& w : first.warnings) {  // Scene::warnings
+      std::fprintf(stderr, "sapsim: warning: %s: %s (run 0)\n",
+                   study.scene.c_str(), w.c_str());
+    }
     // Bodies piled at one place, or deeply overlapping at the start (in
     // the first point; later points may differ).
     try {

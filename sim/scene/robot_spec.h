@@ -4,6 +4,7 @@
 #pragma once
 
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,10 @@ struct RobotSpec {
   /// UrdfOptions (sim/robot/urdf_loader.h).
   bool skip_unsupported{false};
   bool cylinders_as_capsules{false};
+  /// package://NAME/... mesh URIs: NAME -> folder, as written and resolved
+  /// against the scene file's folder (UrdfOptions::package_paths; then
+  /// ROS_PACKAGE_PATH).
+  std::map<std::string, std::string> package_paths;
   /// Joint limits as constraints (default on; off ignores the URDF limits).
   bool joint_limits{true};
   /// The loaded URDF (base pose and floating/fixed applied).

@@ -398,6 +398,7 @@ void ValidateScene(const Scene& scene) {
                                   " is not a material of the scene");
     }
     for (const ShapeParameter& p : TraitsOf(b.shape.type).parameters) {
+      if (p.kind != ShapeParameterKind::kLength) continue;
       const std::vector<double> values = ShapeParameterValues(b.shape, p);
       for (int k = 0; k < p.count; ++k) {
         Range(f + ".shape." + p.key +

@@ -126,6 +126,12 @@ struct Scene {
   std::vector<ExternalForce> external_forces;
   OutputSettings output;
   CollisionSettings collision;
+  /// What loading did not take as written, one line each, naming the field
+  /// (and the URDF file:line for robots): geometry a robot's URDF dropped
+  /// or approximated (RobotDescription::warnings), a mesh that collides as
+  /// its convex hull. sapsim prints them as "sapsim: warning: ..." and
+  /// counts them in summary.json.
+  std::vector<std::string> warnings;
 
   /// Index of the body with this name, or -1.
   int FindBody(const std::string& name) const;

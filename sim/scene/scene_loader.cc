@@ -134,6 +134,12 @@ Scene SceneParser::Parse(const YAML::Node& root) {
   ParseRobots(robots, &scene);
   ParseExternalForces(root["external_forces"], &scene);
   CheckRigidPairsHaveRegularization(root, scene);
+  scene.warnings = warnings_;
+  for (const RobotSpec& r : scene.robots) {
+    for (const std::string& w : r.description.warnings) {
+      scene.warnings.push_back("robots." + r.name + ": " + w);
+    }
+  }
   return scene;
 }
 

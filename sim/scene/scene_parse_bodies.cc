@@ -1,6 +1,9 @@
 // Bodies of a scene file: names, grids, shapes, mass properties, poses,
 // initial and prescribed motion (docs/scenes.md; scene_parser.h).
 #include <cmath>
+#include <filesystem>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -91,7 +94,8 @@ Body SceneParser::ParseBody(const YAML::Node& n, const std::string& field,
   b.name = n["name"].Scalar();
   if (n["fixed"]) b.fixed = r_.Bool(n["fixed"], field + ".fixed");
   const YAML::Node shape_node = r_.Required(n, "shape", field);
-  b.shape = ParseShape(shape_node, field + ".shape");
+  // A free body's frame is its centre of mass: its mesh is centred there.
+  b.shape = ParseShape(shape_node, field + ".shape", !b.fixed);
   const bool plane = b.shape.type == ShapeType::kPlane;
   if (plane && !b.fixed) {
     r_.Fail(n["fixed"] ? n["fixed"] : shape_node, field + ".fixed",
@@ -129,6 +133,11 @@ Body SceneParser::ParseBody(const YAML::Node& n, const std::string& field,
   if (!b.fixed) b.inertia = MassPropertiesFromMass(b.shape, b.mass).inertia;
 
   ParsePose(n, field, &b.pose);
+  if (b.shape.mesh != nullptr) {
+    // `position` places the mesh file's origin; the body origin is the
+    // centroid, at -offset from it.
+    b.pose.position -= b.pose.orientation * b.shape.mesh->offset;
+  }
   const char* kMotion[] = {"velocity", "angular_velocity"};
   for (int i = 0; i < 2; ++i) {
     if (!n[kMotion[i]]) continue;
@@ -187,7 +196,8 @@ Body SceneParser::ParseBody(const YAML::Node& n, const std::string& field,
   return b;
 }
 
-Shape SceneParser::ParseShape(const YAML::Node& n, const std::string& field) {
+Shape SceneParser::ParseShape(const YAML::Node& n, const std::string& field,
+                              bool centre) {
   r_.CheckMap(n, field, AllShapeKeys());
   std::vector<std::string> names;
   for (const ShapeTraits& t : AllShapeTraits()) names.push_back(t.name);
@@ -205,6 +215,10 @@ Shape SceneParser::ParseShape(const YAML::Node& n, const std::string& field) {
       r_.Fail(kv.first, Join(field, key),
               "'" + key + "' is not a parameter of a " + traits.name);
     }
+  }
+  if (shape.type == ShapeType::kMesh) {
+    shape.mesh = ParseMesh(n, field, centre);
+    return shape;
   }
   for (const ShapeParameter& p : traits.parameters) {
     const YAML::Node node = r_.Required(n, p.key, field);
@@ -224,6 +238,62 @@ Shape SceneParser::ParseShape(const YAML::Node& n, const std::string& field) {
     SetShapeParameter(&shape, p, values);
   }
   return shape;
+}
+
+// shape: {type: mesh, file: PATH, scale: [sx, sy, sz]}: PATH relative to
+// the scene file's folder; centred at its centroid for a free body.
+std::shared_ptr<const MeshShape> SceneParser::ParseMesh(
+    const YAML::Node& n, const std::string& field, bool centre) {
+  namespace fs = std::filesystem;
+  const YAML::Node file_node = r_.Required(n, "file", field);
+  const std::string file = r_.String(file_node, field + ".file");
+  Vector3 scale = Vector3::Ones();
+  if (n["scale"]) {
+    scale = r_.Vec3(n["scale"], field + ".scale");
+    for (int i = 0; i < 3; ++i) {
+      if (scale[i] == 0.0) {
+        r_.Fail(n["scale"][i], field + ".scale[" + std::to_string(i) + "]",
+                "a scale must not be zero");
+      }
+    }
+  }
+  const fs::path p(file);
+  const std::string path =
+      p.is_absolute()
+          ? file
+          : (fs::path(r_.file()).parent_path() / p).lexically_normal().string();
+  std::ostringstream key;
+  key.precision(17);
+  key << path << '\n' << scale.transpose() << '\n' << centre;
+  std::shared_ptr<const MeshShape>& mesh = meshes_[key.str()];
+  if (mesh != nullptr) return mesh;
+  try {
+    mesh = LoadMeshShape(path, file, scale, centre);
+  } catch (const std::invalid_argument& e) {  // MeshError
+    meshes_.erase(key.str());
+    std::string what = e.what();
+    if (centre && what.find("not closed") != std::string::npos) {
+      what +=
+          " (a free body is weighed by its closed mesh: close the mesh, or "
+          "make the body fixed, which may be open)";
+    }
+    r_.Fail(file_node, field + ".file", what);
+  }
+  const Vector3 extent = mesh->hull.upper - mesh->hull.lower;
+  r_.CheckRange(file_node, field + ".file", extent.maxCoeff(), 0.0,
+                limits::kMaxSize, "m",
+                "larger shapes are not rigid bodies (check the scale: mesh "
+                "files in millimetres need scale: [0.001, 0.001, 0.001])",
+                "the mesh's largest extent");
+  r_.CheckRange(file_node, field + ".file", extent.minCoeff(), limits::kMinSize,
+                limits::kMaxSize, "m",
+                "thinner shapes are not resolved by the millimetre contact "
+                "margin",
+                "the mesh's smallest extent");
+  if (!mesh->convex) {
+    warnings_.push_back(field + ".file: " + HullApproximation(*mesh));
+  }
+  return mesh;
 }
 
 // position, rpy or quaternion of a body or a robot base.

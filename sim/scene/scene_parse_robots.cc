@@ -80,6 +80,9 @@ RobotSpec SceneParser::ParseRobot(const YAML::Node& n, const std::string& field,
         MaterialIndex(n["material"], field + ".material", r.material, scene);
   }
   if (n["base"]) ParseBase(n["base"], field + ".base", &r);
+  if (n["package_paths"]) {
+    ParsePackagePaths(n["package_paths"], field + ".package_paths", &r);
+  }
 
   // The URDF, with the base applied.
   {
@@ -97,6 +100,7 @@ RobotSpec SceneParser::ParseRobot(const YAML::Node& n, const std::string& field,
   options.floating_base = !r.fixed_base;
   options.skip_unsupported = r.skip_unsupported;
   options.cylinders_as_capsules = r.cylinders_as_capsules;
+  options.package_paths = r.package_paths;
   try {
     r.description = LoadUrdf(r.urdf_path, options);
   } catch (const std::invalid_argument& e) {  // UrdfError and the tree's
@@ -144,6 +148,33 @@ void SceneParser::ParseBase(const YAML::Node& n, const std::string& field,
                     "a faster spin is not a rigid body", "|angular_velocity|");
       r->base_angular_velocity = v;
     }
+  }
+}
+
+// robots[i].package_paths: {NAME: FOLDER}, folders relative to the scene
+// file's folder.
+void SceneParser::ParsePackagePaths(const YAML::Node& n,
+                                    const std::string& field, RobotSpec* r) {
+  namespace fs = std::filesystem;
+  r_.CheckMap(n, field, {});
+  for (const auto& item : n) {
+    const std::string package = item.first.Scalar();
+    const std::string f = field + "." + package;
+    const std::string dir = r_.String(item.second, f);
+    const fs::path p(dir);
+    const std::string resolved = p.is_absolute()
+                                     ? dir
+                                     : (fs::path(r_.file()).parent_path() / p)
+                                           .lexically_normal()
+                                           .string();
+    std::error_code ec;
+    if (!fs::is_directory(resolved, ec)) {
+      r_.Fail(item.second, f,
+              "'" + resolved + "' is not a folder" +
+                  (resolved != dir ? " (relative to the scene file's folder)"
+                                   : ""));
+    }
+    r->package_paths[package] = resolved;
   }
 }
 

@@ -10,7 +10,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <Eigen/Core>
+#include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "sapcontact/sim/scene/scene.h"
 #include "sapcontact/sim/scene/scene_yaml_reader.h"
@@ -64,7 +67,12 @@ class SceneParser {
   Body ParseBody(const YAML::Node& n, const std::string& field,
                  Eigen::Vector3i* count, Vector3* spacing, const Scene& scene);
 
-  Shape ParseShape(const YAML::Node& n, const std::string& field);
+  // `centre`: a mesh's centroid becomes the shape's origin (free bodies).
+  Shape ParseShape(const YAML::Node& n, const std::string& field, bool centre);
+
+  std::shared_ptr<const MeshShape> ParseMesh(const YAML::Node& n,
+                                             const std::string& field,
+                                             bool centre);
 
   // position, rpy or quaternion of a body or a robot base.
   void ParsePose(const YAML::Node& n, const std::string& field, Pose* pose);
@@ -86,6 +94,9 @@ class SceneParser {
 
   void ParseBase(const YAML::Node& n, const std::string& field, RobotSpec* r);
 
+  void ParsePackagePaths(const YAML::Node& n, const std::string& field,
+                         RobotSpec* r);
+
   // The tree index of the 1-DOF joint named by `key` (a key of joints: or
   // actuation:), which must not be a mimic follower.
   int OneDofJoint(const YAML::Node& key, const std::string& field,
@@ -100,6 +111,12 @@ class SceneParser {
   void ParseExternalForces(const YAML::Node& list, Scene* scene);
 
   const YamlReader& r_;
+  /// Scene::warnings of the bodies, in file order.
+  std::vector<std::string> warnings_;
+  /// Mesh files loaded so far: (path, scale, centred) -> the mesh, so that
+  /// grid copies and bodies of one file share it and it is warned about
+  /// once.
+  std::map<std::string, std::shared_ptr<const MeshShape>> meshes_;
 };
 
 }  // namespace scene_internal

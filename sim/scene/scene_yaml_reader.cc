@@ -79,7 +79,8 @@ const std::vector<std::string>& RobotKeys() {
                                           "self_collision",
                                           "joint_limits",
                                           "skip_unsupported",
-                                          "cylinders_as_capsules"};
+                                          "cylinders_as_capsules",
+                                          "package_paths"};
   return k;
 }
 const std::vector<std::string>& RobotBaseKeys() {

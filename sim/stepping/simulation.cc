@@ -325,6 +325,7 @@ std::string SummaryToJson(const Scene& scene, const SimulationSummary& s) {
   j["energy_initial_J"] = s.energy_initial_J;
   j["energy_max_J"] = s.energy_max_J;
   j["energy_max_increase_rel"] = s.energy_max_increase_rel;
+  j["warnings"] = scene.warnings;
   nlohmann::ordered_json bodies = nlohmann::ordered_json::array();
   for (size_t b = 0; b < scene.bodies.size() && b < s.final_state.size(); ++b) {
     const BodyState& st = s.final_state[b];
@@ -379,6 +380,11 @@ std::string SummaryToJson(const Scene& scene, const SimulationSummary& s) {
       joints.push_back(entry);
     }
     robot["joints"] = joints;
+    const RobotDescription::CollisionCounts& counts =
+        spec.description.collision_counts;
+    robot["collision_shapes"] = {{"loaded", counts.loaded},
+                                 {"dropped", counts.dropped},
+                                 {"approximated", counts.approximated}};
     robots.push_back(robot);
   }
   if (!scene.robots.empty()) j["robots"] = robots;

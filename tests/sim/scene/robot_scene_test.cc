@@ -193,19 +193,30 @@ robots:
   ASSERT_EQ(capsules.robots[0].description.geometries.size(), 1u);
   EXPECT_EQ(capsules.robots[0].description.geometries[0].shape.type,
             ShapeType::kCapsule);
-  const Scene skipped = LoadArm(scene("skip_unsupported: true"));
-  EXPECT_TRUE(skipped.robots[0].description.geometries.empty());
-  EXPECT_EQ(skipped.robots[0].description.warnings.size(), 1u);
-  // Without either, the URDF loader's error at the urdf: line.
+  // The loader's approximation reaches the scene's warnings.
+  ASSERT_EQ(capsules.warnings.size(), 1u);
+  EXPECT_EQ(capsules.warnings[0].rfind("robots.post: ", 0), 0u)
+      << capsules.warnings[0];
+  EXPECT_NE(capsules.warnings[0].find("loaded as a capsule"),
+            std::string::npos);
+  const Scene cylinders = LoadArm(scene("skip_unsupported: true"));
+  ASSERT_EQ(cylinders.robots[0].description.geometries.size(), 1u);
+  EXPECT_EQ(cylinders.robots[0].description.geometries[0].shape.type,
+            ShapeType::kCylinder);
+  EXPECT_TRUE(cylinders.warnings.empty());
+  // package_paths folders must exist (relative to the scene's folder).
   try {
-    LoadArm(scene("joint_limits: true"), {}, "post_scene.yaml");
+    LoadArm(scene("package_paths: {arm: no_such_folder}"), {},
+            "post_scene.yaml");
     FAIL() << "no SceneError";
   } catch (const SceneError& e) {
     const std::string msg = e.what();
     EXPECT_EQ(e.line(), 4) << msg;
-    EXPECT_EQ(e.field(), "robots.post.urdf") << msg;
-    EXPECT_NE(msg.find("post.urdf:"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("cylinder"), std::string::npos) << msg;
+    EXPECT_EQ(e.field(), "robots.post.package_paths.arm") << msg;
+    EXPECT_NE(msg.find("no_such_folder' is not a folder (relative to the "
+                       "scene file's folder)"),
+              std::string::npos)
+        << msg;
   }
 }
 

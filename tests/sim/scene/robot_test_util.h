@@ -69,8 +69,8 @@ inline const char* kArmUrdf = R"(<?xml version="1.0"?>
 </robot>
 )";
 
-/// One link with a cylinder collision (unsupported unless
-/// cylinders_as_capsules or skip_unsupported).
+/// One link with a cylinder collision (a capsule with
+/// cylinders_as_capsules).
 inline const char* kCylinderUrdf = R"(<?xml version="1.0"?>
 <robot name="post">
   <link name="post">
