@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -196,6 +197,17 @@ struct SceneObject {
   bool fixed{false};
   double pose[7];
   int material_index{0};
+  /// Radius of a sphere about the origin holding the shape [m] (0: a plane).
+  double bounding_radius{0.0};
+  /// A mesh's hull: index into ReplayScene::meshes (-1: not a mesh).
+  int mesh{-1};
+};
+
+/// A mesh's convex hull as drawn: vertices (x, y, z, ...) [m] and faces as
+/// triangles (index triples), fanned from each face polygon.
+struct SceneMesh {
+  std::vector<double> vertices;
+  std::vector<int> triangles;
 };
 
 struct ReplayScene {
@@ -203,7 +215,58 @@ struct ReplayScene {
   double time_step{0.0};
   std::vector<std::string> materials;
   std::vector<SceneObject> objects;
+  std::vector<SceneMesh> meshes;
 };
+
+// replay_scene.json's "meshes" (absent in files of scenes without meshes).
+std::vector<SceneMesh> ReadMeshes(
+    const Json& j,
+    const std::function<void(const std::string&, const std::string&)>& fail) {
+  std::vector<SceneMesh> meshes;
+  if (!j.contains("meshes")) return meshes;
+  const Json& list = j["meshes"];
+  if (!list.is_array()) fail("meshes", "not a list");
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string where = "meshes[" + std::to_string(i) + "]";
+    const Json& m = list[i];
+    SceneMesh mesh;
+    if (!m.is_object() || !m.contains("vertices") ||
+        !m["vertices"].is_array() || m["vertices"].size() % 3 != 0 ||
+        m["vertices"].size() < 12) {
+      fail(where + ".vertices", "not a list of 3 n numbers (n >= 4)");
+    }
+    for (const Json& v : m["vertices"]) {
+      if (!v.is_number() || !std::isfinite(v.get<double>())) {
+        fail(where + ".vertices", "not a list of finite numbers");
+      }
+      mesh.vertices.push_back(v.get<double>());
+    }
+    const int n = static_cast<int>(mesh.vertices.size() / 3);
+    if (!m.contains("faces") || !m["faces"].is_array() ||
+        m["faces"].size() < 4) {
+      fail(where + ".faces", "not a list of at least 4 faces");
+    }
+    for (const Json& f : m["faces"]) {
+      if (!f.is_array() || f.size() < 3) {
+        fail(where + ".faces", "a face is not a list of 3 or more indices");
+      }
+      std::vector<int> loop;
+      for (const Json& k : f) {
+        if (!k.is_number_integer() || k.get<int>() < 0 || k.get<int>() >= n) {
+          fail(where + ".faces", "a vertex index is not an integer in [0, " +
+                                     std::to_string(n) + ")");
+        }
+        loop.push_back(k.get<int>());
+      }
+      for (size_t t = 1; t + 1 < loop.size(); ++t) {
+        mesh.triangles.insert(mesh.triangles.end(),
+                              {loop[0], loop[t], loop[t + 1]});
+      }
+    }
+    meshes.push_back(std::move(mesh));
+  }
+  return meshes;
+}
 
 ReplayScene ReadReplayScene(const fs::path& path) {
   std::ifstream in(path);
@@ -235,6 +298,7 @@ ReplayScene ReadReplayScene(const fs::path& path) {
     if (!m.is_string()) fail("materials", "not a list of names");
     scene.materials.push_back(m.get<std::string>());
   }
+  scene.meshes = ReadMeshes(j, fail);
   const Json& objects = j["objects"];
   if (!objects.is_array()) fail("objects", "not a list");
   for (size_t i = 0; i < objects.size(); ++i) {
@@ -267,6 +331,7 @@ ReplayScene ReadReplayScene(const fs::path& path) {
     }
     // The parameters in the table's order make the page's dims.
     for (const ShapeParameter& p : TraitsOf(*type).parameters) {
+      if (p.kind != ShapeParameterKind::kLength) continue;
       const std::string field = where + "." + p.key;
       if (p.count == 1) {
         s.dims.push_back(positive(p.key, p.zero_allowed));
@@ -284,6 +349,33 @@ ReplayScene ReadReplayScene(const fs::path& path) {
           fail(field, "not " + list + " > 0");
         }
         s.dims.push_back(v.get<double>());
+      }
+    }
+    if (*type == ShapeType::kMesh) {
+      if (!o.contains("mesh") || !o["mesh"].is_number_integer() ||
+          o["mesh"].get<int>() < 0 ||
+          o["mesh"].get<int>() >= static_cast<int>(scene.meshes.size())) {
+        fail(where + ".mesh", "missing or not an index into meshes");
+      }
+      s.mesh = o["mesh"].get<int>();
+    }
+    if (TraitsOf(*type).bounded) {
+      if (o.contains("bounding_radius")) {
+        s.bounding_radius = positive("bounding_radius", false);
+      } else if (*type != ShapeType::kMesh) {  // files without the field
+        Shape shape;
+        shape.type = *type;
+        size_t next = 0;
+        for (const ShapeParameter& p : TraitsOf(*type).parameters) {
+          SetShapeParameter(
+              &shape, p,
+              std::vector<double>(s.dims.begin() + next,
+                                  s.dims.begin() + next + p.count));
+          next += p.count;
+        }
+        s.bounding_radius = BoundingRadius(shape);
+      } else {
+        fail(where + ".bounding_radius", "missing");
       }
     }
     if (s.motion != "trajectory" && s.motion != "poses" &&
@@ -487,11 +579,29 @@ ReplayPageInfo WritePage(const std::string& dir,
       if (k > 0) data += ',';
       AppendSignificant(&data, o.dims[k], 6);
     }
-    data += "],\"m\":" + std::to_string(o.material_index) +
+    data += "],\"r\":";
+    AppendSignificant(&data, o.bounding_radius, 6);
+    if (o.mesh >= 0) data += ",\"h\":" + std::to_string(o.mesh);
+    data += ",\"m\":" + std::to_string(o.material_index) +
             ",\"f\":" + (o.fixed ? "1" : "0") +
             ",\"k\":" + std::to_string(track_of_object[i]) + ",\"p\":";
     append_pose(&data, o.pose);
     data += '}';
+  }
+  data += "],\"meshes\":[";
+  for (size_t k = 0; k < scene.meshes.size(); ++k) {
+    const SceneMesh& m = scene.meshes[k];
+    data += k > 0 ? ",{\"v\":[" : "{\"v\":[";
+    for (size_t i = 0; i < m.vertices.size(); ++i) {
+      if (i > 0) data += ',';
+      AppendSignificant(&data, m.vertices[i], 6);
+    }
+    data += "],\"f\":[";
+    for (size_t i = 0; i < m.triangles.size(); ++i) {
+      if (i > 0) data += ',';
+      data += std::to_string(m.triangles[i]);
+    }
+    data += "]}";
   }
   data += "],\"t\":[";
   for (size_t k = 0; k < kept.size(); ++k) {

@@ -1,6 +1,8 @@
 // replay_scene.json and replay_poses.csv (replay.h).
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "sapcontact/sim/geometry/shape_traits.h"
@@ -19,13 +21,56 @@ Json PoseJson(const Pose& p) {
               q.x(),          q.y(),          q.z()};
 }
 
-// The shape's name and parameters (sim/geometry/shape_traits.h).
-Json ShapeFields(const Shape& s, Json object) {
+// x to 7 significant digits (0.1 um on a 1 m hull; the page draws floats),
+// which JSON writes in at most 7 digits.
+double Significant7(double x) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.7g", x);
+  return std::strtod(text, nullptr);
+}
+
+// The meshes of a scene (each hull once, however many objects use it).
+class MeshTable {
+ public:
+  // The index of `mesh` in the table, adding it.
+  int Index(const MeshShape* mesh) {
+    const auto it = index_.find(mesh);
+    if (it != index_.end()) return it->second;
+    const ConvexHull& hull = mesh->hull;
+    Json vertices = Json::array();
+    for (const Vector3& v : hull.vertices) {
+      for (int k = 0; k < 3; ++k) vertices.push_back(Significant7(v[k]));
+    }
+    Json faces = Json::array();
+    for (const ConvexHull::Face& f : hull.faces) faces.push_back(f.vertices);
+    json_.push_back({{"file", mesh->file},
+                     {"vertices", std::move(vertices)},
+                     {"faces", std::move(faces)}});
+    const int index = static_cast<int>(index_.size());
+    index_[mesh] = index;
+    return index;
+  }
+  const Json& json() const { return json_; }
+
+ private:
+  std::map<const MeshShape*, int> index_;
+  Json json_ = Json::array();
+};
+
+// The shape's name and parameters (sim/geometry/shape_traits.h), its
+// bounding radius, and for a mesh the index of its hull in `meshes`.
+Json ShapeFields(const Shape& s, MeshTable* meshes, Json object) {
   object["shape"] = ShapeTypeName(s.type);
   for (const ShapeParameter& p : TraitsOf(s.type).parameters) {
+    if (p.kind == ShapeParameterKind::kFile) {
+      object[p.key] = s.mesh != nullptr ? s.mesh->file : "";
+      continue;
+    }
     const std::vector<double> values = ShapeParameterValues(s, p);
     object[p.key] = p.count == 1 ? Json(values[0]) : Json(values);
   }
+  if (s.mesh != nullptr) object["mesh"] = meshes->Index(s.mesh.get());
+  if (TraitsOf(s.type).bounded) object["bounding_radius"] = BoundingRadius(s);
   return object;
 }
 
@@ -43,11 +88,12 @@ std::string ReplaySceneJson(const Scene& scene) {
   for (const Material& m : scene.materials) materials.push_back(m.name);
   j["materials"] = materials;
   Json objects = Json::array();
+  MeshTable meshes;
   for (const Body& b : scene.bodies) {
     Json o;
     o["name"] = b.name;
     o["kind"] = "body";
-    o = ShapeFields(b.shape, o);
+    o = ShapeFields(b.shape, &meshes, o);
     o["material"] = b.material;
     o["fixed"] = b.fixed;
     o["motion"] = !b.fixed ? "trajectory" : b.prescribed ? "poses" : "static";
@@ -64,7 +110,7 @@ std::string ReplaySceneJson(const Scene& scene) {
       Json o;
       o["name"] = r.name + "/" + g.name;
       o["kind"] = "link";
-      o = ShapeFields(g.shape, o);
+      o = ShapeFields(g.shape, &meshes, o);
       o["material"] = r.material;
       o["fixed"] = !moves[g.link];
       o["motion"] = moves[g.link] ? "poses" : "static";
@@ -73,7 +119,18 @@ std::string ReplaySceneJson(const Scene& scene) {
     }
   }
   j["objects"] = objects;
-  return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // The hulls one per line (thousands of numbers: indenting them would
+  // put each on a line of its own).
+  const auto replace = nlohmann::json::error_handler_t::replace;
+  std::string text = j.dump(1, ' ', false, replace);
+  text.pop_back();  // the closing brace
+  text += ",\n \"meshes\": [";
+  const Json& list = meshes.json();
+  for (size_t i = 0; i < list.size(); ++i) {
+    text += (i > 0 ? ",\n  " : "\n  ") + list[i].dump(-1, ' ', false, replace);
+  }
+  text += list.empty() ? "]\n}\n" : "\n ]\n}\n";
+  return text;
 }
 
 void WriteReplayScene(const Scene& scene, const std::string& dir) {

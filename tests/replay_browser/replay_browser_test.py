@@ -916,6 +916,46 @@ def group_instanced_families(args, work):
               "%s" % (name, pixels, x, y, colour, near))
 
 
+def group_mesh_shapes(args, work):
+    """A mesh (its convex hull) and a cylinder: each drawn in its colour where
+    the probe says, as large as the probe counts."""
+    chromium = Chromium(work)  # fails at once when there is none
+    scene = Path(args.source_dir) / "tests/replay_browser/mesh_shapes.yaml"
+    run = work / "meshes"
+    sapsim_run(args.sapsim, scene, run, "--html")
+    page = run / "replay.html"
+    data = page_data(page)
+    hulls = data.get("meshes", [])
+    check(len(hulls) == 1 and len(hulls[0]["v"]) == 3 * 12 and
+          len(hulls[0]["f"]) == 3 * 20,
+          "%s: the page's meshes are %s, expected the hex prism's hull (12 "
+          "vertices, 8 faces fanned into 20 triangles)" %
+          (page, [(len(h["v"]) // 3, len(h["f"]) // 3) for h in hulls]))
+    shot = chromium.load(page, "t=0&paused=1", screenshot=True)
+    check_page(shot)
+    image = screenshot_image(shot)
+    check_drawn(shot, image)
+    for name, colour in (("prism", "blue"), ("can", "orange")):
+        load = chromium.load(page, "t=0&paused=1&probe=%s" % name,
+                             window=chromium.dom_window())
+        check_page(load)
+        pixels = load.number("probe-pixels")
+        check(pixels > 500, "%s: the probe finds %s pixels of %s" %
+              (load.url, load.get("probe-pixels"), name))
+        found = blobs(image, colour_matcher(PALETTE[colour]))
+        check(found, "%s: no pixels of %s's %s (0x%06x shaded)" %
+              (shot.url, name, colour, PALETTE[colour]))
+        x, y = load.number("probe-x"), load.number("probe-y")
+        shape = found[0]
+        check(abs(shape.x - x) <= 2 and abs(shape.y - y) <= 2 and
+              abs(shape.count - pixels) <= 0.05 * pixels,
+              "%s: the probe: %d px centred on (%.1f, %.1f); the largest %s "
+              "region of the screenshot: %s" %
+              (load.url, pixels, x, y, colour, shape))
+        print("mesh_shapes: %s (probe %d px at (%.1f, %.1f)) drawn %s: %s" %
+              (name, pixels, x, y, colour, shape))
+
+
 GROUPS = {
     "dropped_box": group_dropped_box,
     "view_and_contacts": group_view_and_contacts,
@@ -923,6 +963,7 @@ GROUPS = {
     "console_errors": group_console_errors,
     "chromium_failures": group_chromium_failures,
     "instanced_families": group_instanced_families,
+    "mesh_shapes": group_mesh_shapes,
 }
 
 
