@@ -8,38 +8,6 @@
 namespace sapcontact {
 namespace {
 
-// Area of the convex hull of four points projected on the plane of unit
-// normal n (2D monotone chain on 4 points).
-double HullArea4(const std::array<Vector3, 4>& p, const Vector3& n) {
-  const Vector3 e1 = std::abs(n.x()) < 0.9 ? Vector3(n.cross(Vector3::UnitX()))
-                                           : Vector3(n.cross(Vector3::UnitY()));
-  const Vector3 u = e1.normalized();
-  const Vector3 v = n.cross(u);
-  std::array<std::array<double, 2>, 4> q;
-  for (int i = 0; i < 4; ++i) q[i] = {u.dot(p[i]), v.dot(p[i])};
-  std::sort(q.begin(), q.end());
-  auto cross = [](const std::array<double, 2>& o,
-                  const std::array<double, 2>& a,
-                  const std::array<double, 2>& b) {
-    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
-  };
-  std::array<std::array<double, 2>, 8> hull;
-  int k = 0;
-  for (int i = 0; i < 4; ++i) {  // lower chain
-    while (k >= 2 && cross(hull[k - 2], hull[k - 1], q[i]) <= 0.0) --k;
-    hull[k++] = q[i];
-  }
-  for (int i = 2, t = k + 1; i >= 0; --i) {  // upper chain
-    while (k >= t && cross(hull[k - 2], hull[k - 1], q[i]) <= 0.0) --k;
-    hull[k++] = q[i];
-  }
-  double area = 0.0;
-  for (int i = 0; i + 1 < k; ++i) {
-    area += hull[i][0] * hull[i + 1][1] - hull[i + 1][0] * hull[i][1];
-  }
-  return 0.5 * std::abs(area);
-}
-
 // The earliest index in [first, end) whose value is within 1e-9 (relative)
 // of the largest, or -1 if the largest is not positive.
 template <typename F>
@@ -78,10 +46,19 @@ void ReduceManifold(std::vector<ContactPoint>* contacts, size_t first,
     if (i3 >= 0) {
       keep[kept++] = i3;
       const Vector3 p3 = c[i3].position;
+      // The area a point adds to the triangle's convex hull: the triangles
+      // it makes with the edges it sees (those it is outside of; the loop
+      // p1 p2 p3 turns counter-clockwise about n).
       const Vector3 n = (p2 - p1).cross(p3 - p1).normalized();
-      const double base = HullArea4({p1, p2, p3, p3}, n);
+      const Vector3 loop[3] = {p1, p2, p3};
       const int i4 = ArgMaxEarliest(first, end, [&](size_t i) {
-        return HullArea4({p1, p2, p3, c[i].position}, n) - base;
+        double added = 0.0;
+        for (int e = 0; e < 3; ++e) {
+          const Vector3& a = loop[e];
+          const Vector3& b = loop[(e + 1) % 3];
+          added += std::max(0.0, -(b - a).cross(c[i].position - a).dot(n));
+        }
+        return 0.5 * added;
       });
       if (i4 >= 0) keep[kept++] = i4;
     }

@@ -1,8 +1,8 @@
 // Reduction of a contact manifold to at most kMaxManifoldPoints points
 // (sim/collision/narrow_phase.h): the deepest point, then the point farthest
 // from it, then the point making the triangle of largest area with them,
-// then the point making the largest convex quadrilateral (the convex hull
-// area of the four). Ties (values within 1e-9 relative, and phi within
+// then the point adding the largest area to the triangle's convex hull (the
+// largest quadrilateral; in the triangle's plane). Ties (values within 1e-9 relative, and phi within
 // `length_tolerance` of the deepest) go to the earliest point, so a
 // manifold of a resting body keeps the same points step after step. The
 // kept points stay in that order; the others are removed.

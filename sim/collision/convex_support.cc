@@ -1,5 +1,6 @@
 #include "sapcontact/sim/collision/convex_support.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -114,9 +115,13 @@ Vector3 ConvexSupport::LocalSupport(const Vector3& d) const {
                      d.z() >= 0.0 ? half.z() : -half.z());
     case Kind::kCylinder: {
       const double z = d.z() >= 0.0 ? half_length : -half_length;
-      const double rho = std::hypot(d.x(), d.y());
-      if (!(rho > 0.0)) return Vector3(0.0, 0.0, z);  // along the axis
-      return Vector3(radius * (d.x() / rho), radius * (d.y() / rho), z);
+      // The radial direction, scaled by its largest component first (no
+      // overflow or underflow; cheaper than hypot).
+      const double m = std::max(std::abs(d.x()), std::abs(d.y()));
+      if (!(m > 0.0)) return Vector3(0.0, 0.0, z);  // along the axis
+      const double x = d.x() / m, y = d.y() / m;
+      const double scale = radius / std::sqrt(x * x + y * y);
+      return Vector3(scale * x, scale * y, z);
     }
     case Kind::kHull: {
       hint = hull->Support(d, hint);

@@ -206,6 +206,7 @@ struct EpaWorkspace {
   std::array<int, kMaxFaces> killed;
   std::array<int, 2 * kMaxFaces + 8> stack_face, stack_edge;
   std::array<int, 2 * kMaxFaces> horizon_face, horizon_edge, new_faces;
+  std::array<Vector3, 2 * kMaxFaces> fan_normals;
   std::array<int, kMaxVertices> start_of;  // new face starting at a vertex
   std::array<int, kMaxVertices> next_vertex;
   std::array<uint64_t, kMaxVertices> start_stamp{};
@@ -364,6 +365,7 @@ class Epa {
         // Tiny faces near the closest point whose planes round-off no longer
         // determines: converged as far as the arithmetic allows, unless the
         // step was large (then the polytope itself is suspect).
+        precision_limit_ = true;
         return upper - face.dist <= 1024.0 * tol_
                    ? ConvexDistanceStatus::kPenetrating
                    : ConvexDistanceStatus::kEpaDegenerate;
@@ -373,6 +375,9 @@ class Epa {
 
   // The best upper bound of the depth seen (valid after Run).
   bool have_upper() const { return have_upper_; }
+  // Whether Run stopped on a failed expansion (round-off) rather than on
+  // its tolerance.
+  bool precision_limit() const { return precision_limit_; }
   double upper() const { return upper_; }
   const Vector3& upper_normal() const { return upper_normal_; }
   const MinkowskiVertex& upper_vertex() const { return upper_vertex_; }
@@ -400,7 +405,11 @@ class Epa {
     Vector3 n = (ws_.vertices[v1].c - p0).cross(ws_.vertices[v2].c - p0);
     const double len = n.norm();
     if (!(len > 0.0)) return -1;
-    n /= len;
+    return NewFace(v0, v1, v2, n / len);
+  }
+  // The same with its unit normal n computed by the caller.
+  int NewFace(int v0, int v1, int v2, const Vector3& n) {
+    const Vector3& p0 = ws_.vertices[v0].c;
     int f;
     if (ws_.num_free > 0) {
       f = ws_.free_faces[--ws_.num_free];
@@ -503,6 +512,7 @@ class Epa {
       if (ok) {
         n /= len;
         ok = n.dot(p) >= ws_.faces[f].dist - tol_ && n.dot(interior_ - p) < 0.0;
+        ws_.fan_normals[k] = n;
       }
     }
     if (ok) {
@@ -529,7 +539,8 @@ class Epa {
       const int g = ws_.horizon_face[k];
       const int e = ws_.horizon_edge[k];
       const int start = ws_.faces[g].v[(e + 1) % 3], end = ws_.faces[g].v[e];
-      const int nf = NewFace(start, end, wi);  // cannot fail: checked above
+      // Cannot fail: checked above.
+      const int nf = NewFace(start, end, wi, ws_.fan_normals[k]);
       ws_.new_faces[k] = nf;
       ws_.start_of[start] = nf;
       ws_.faces[nf].adj[0] = g;
@@ -558,6 +569,7 @@ class Epa {
   EpaWorkspace& ws_;
   Vector3 interior_{Vector3::Zero()};  // inside the polytope for good
   bool have_upper_{false};
+  bool precision_limit_{false};
   double upper_{0.0};
   Vector3 upper_normal_{Vector3::UnitZ()};
   MinkowskiVertex upper_vertex_;
@@ -612,6 +624,10 @@ ConvexDistanceResult ComputeConvexDistance(const ConvexSupport& a,
   double vv = v.squaredNorm();
   bool contact = false;
   bool capped = true;
+  // The largest lower bound v . w / |v| so far: the separation along
+  // v / |v|.
+  double best_lower = -std::numeric_limits<double>::infinity();
+  Vector3 best_lower_normal = Vector3::UnitZ();
   int it = 0;
   for (; it < kGjkMaxIterations; ++it) {
     if (vv <= touch * touch) {
@@ -632,6 +648,10 @@ ConvexDistanceResult ComputeConvexDistance(const ConvexSupport& a,
       return result;
     }
     const double mu = std::sqrt(vv);
+    if (vw / mu > best_lower) {  // the best separation seen, and along what
+      best_lower = vw / mu;
+      best_lower_normal = v / mu;
+    }
     if (vv - vw <= mu * (kGjkRelativeTolerance * mu + 64.0 * roundoff)) {
       capped = false;
       break;
@@ -667,16 +687,29 @@ ConvexDistanceResult ComputeConvexDistance(const ConvexSupport& a,
 
   if (!contact) {
     const double mu = std::sqrt(vv);
-    result.distance = mu;
-    result.normal = v / mu;
+    result.status = capped ? ConvexDistanceStatus::kGjkIterationCap
+                           : ConvexDistanceStatus::kSeparated;
+    // Stopped by the cap before the bounds met: the best lower bound, a
+    // separation attained along its direction (conservative: at most the
+    // distance), with the simplex's witnesses (near the contact). (Stopping
+    // on round-off keeps |v|: on a cylinder's curved side |v| converges to
+    // the distance faster than v's direction to the normal, so |v| beats
+    // the separation along the last direction.)
+    const bool use_lower =
+        capped && best_lower > 0.0 &&
+        mu - best_lower > kGjkRelativeTolerance * mu + 64.0 * roundoff;
     result.point_a = Vector3::Zero();
     result.point_b = Vector3::Zero();
     for (int i = 0; i < simplex.n; ++i) {
       result.point_a += simplex.lambda[i] * simplex.v[i].a;
       result.point_b += simplex.lambda[i] * simplex.v[i].b;
     }
-    result.status = capped ? ConvexDistanceStatus::kGjkIterationCap
-                           : ConvexDistanceStatus::kSeparated;
+    result.distance = mu;
+    result.normal = v / mu;
+    if (use_lower) {
+      result.distance = best_lower;
+      result.normal = best_lower_normal;
+    }
     return result;
   }
 
@@ -691,17 +724,6 @@ ConvexDistanceResult ComputeConvexDistance(const ConvexSupport& a,
   }
   int best = -1;
   result.status = epa.Run(&best, &result.epa_iterations);
-  if (result.status != ConvexDistanceStatus::kPenetrating && epa.have_upper()) {
-    // Stopped early (deep penetration of curved shapes: a nearly
-    // equidistant boundary to refine all around): the best direction tried,
-    // whose separation is attained by its support points and is at most the
-    // true signed distance (conservative).
-    result.distance = -epa.upper();
-    result.normal = -epa.upper_normal();
-    result.point_a = epa.upper_vertex().a;
-    result.point_b = epa.upper_vertex().b;
-    return result;
-  }
   if (best < 0) {
     ConvexDistanceResult fallback = CentreLineFallback(a, b);
     fallback.gjk_iterations = result.gjk_iterations;
@@ -742,6 +764,18 @@ ConvexDistanceResult ComputeConvexDistance(const ConvexSupport& a,
   // B moves along -normal to separate.
   result.distance = -face.dist;
   result.normal = -face.normal;
+  if ((result.status != ConvexDistanceStatus::kPenetrating ||
+       epa.precision_limit()) &&
+      epa.have_upper()) {
+    // Stopped early (deep penetration of curved shapes: a nearly
+    // equidistant boundary to refine all around; or round-off): the best
+    // direction tried, whose separation is attained by its support points
+    // and is at most the true signed distance (conservative). The witnesses
+    // stay those of the closest face (near the contact; a support point can
+    // be any corner of a face).
+    result.distance = -epa.upper();
+    result.normal = -epa.upper_normal();
+  }
   return result;
 }
 

@@ -3,6 +3,7 @@
 // a point x is n . (x - p_A).
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "sapcontact/sim/collision/contact_reduction.h"
 #include "sapcontact/sim/collision/narrow_phase.h"
@@ -110,20 +111,25 @@ void CollidePlaneMesh(const Shape&, const Pose& pa, const Shape& b,
   if (nv == 0) return;
   const Vector3 n = pa.orientation * Vector3::UnitZ();
   const Matrix3 rb = pb.rotation();
-  const int deepest = hull.Support(-(rb.transpose() * n));
-  auto height = [&](int i, Vector3* x) {
-    *x = pb.position + rb * hull.vertices[i];
-    return n.dot(*x - pa.position);
+  const Vector3 local_n = rb.transpose() * n;
+  const int deepest = hull.Support(-local_n);
+  // The walk uses the height in the hull frame (cheap), with a round-off
+  // slack; the contacts use the world point x = p_B + R_B v as plane-box
+  // does (a mesh cube gives plane-box's numbers to the last bit).
+  const double base = n.dot(pb.position - pa.position);
+  const double slack = 1e-12 * (hull.bounding_radius + std::abs(base));
+  auto quick_height = [&](int i) {
+    return local_n.dot(hull.vertices[i]) + base;
   };
-  Vector3 x;
-  if (height(deepest, &x) > margin) return;
+  auto emit = [&](int i) {
+    const Vector3 x = pb.position + rb * hull.vertices[i];
+    EmitAbove(n, x, n.dot(x - pa.position), margin, out);
+  };
+  if (quick_height(deepest) > margin + slack) return;
   const size_t first = out->size();
   const bool graph = hull.neighbour_begin.size() == static_cast<size_t>(nv) + 1;
   if (!graph) {
-    for (int i = 0; i < nv; ++i) {
-      const double d = height(i, &x);
-      EmitAbove(n, x, d, margin, out);
-    }
+    for (int i = 0; i < nv; ++i) emit(i);
   } else {
     // Breadth-first; `stamp` marks the vertices seen in this call.
     thread_local std::vector<uint64_t> seen;
@@ -137,14 +143,13 @@ void CollidePlaneMesh(const Shape&, const Pose& pa, const Shape& b,
     seen[deepest] = stamp;
     while (head < tail) {
       const int i = queue[head++];
-      const double d = height(i, &x);
-      EmitAbove(n, x, d, margin, out);
+      emit(i);
       for (int k = hull.neighbour_begin[i]; k < hull.neighbour_begin[i + 1];
            ++k) {
         const int j = hull.neighbours[k];
         if (seen[j] == stamp) continue;
         seen[j] = stamp;
-        if (height(j, &x) <= margin) queue[tail++] = j;
+        if (quick_height(j) <= margin + slack) queue[tail++] = j;
       }
     }
   }
