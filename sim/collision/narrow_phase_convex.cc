@@ -42,6 +42,9 @@ namespace {
 // A face is the separating feature when its separation is within this
 // fraction of the size scale of the pair's signed distance.
 constexpr double kFaceTolerance = 1e-5;
+// Depths within this fraction of the size count as equal when the
+// reduction picks the deepest point (sim/collision/contact_reduction.h).
+constexpr double kDepthTieTolerance = 1e-6;
 
 // Work buffers reused by every call on a thread (no allocation once grown).
 struct Scratch {
@@ -142,7 +145,7 @@ void ConvexConvex(const Shape& a, const Pose& pa, const Shape& b,
     if (SmallestPhi(*out, first) > r.distance + 1e-9 * size) {
       out->push_back(MakeContact(r.point_a, r.normal, r.distance));
     }
-    ReduceManifold(out, first, 1e-9 * size);
+    ReduceManifold(out, first, margin, kDepthTieTolerance * size);
     return;
   }
   out->push_back(MakeContact(r.point_a, r.normal, r.distance));

@@ -1,6 +1,7 @@
 // Plane (A) against box, sphere, capsule, cylinder and mesh (B). The plane
 // is z = 0 of A's frame with outward normal n = R_A e_z; signed distance of
 // a point x is n . (x - p_A).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -96,7 +97,7 @@ void CollidePlaneCylinder(const Shape&, const Pose& pa, const Shape& b,
       EmitAbove(n, x, n.dot(x - pa.position), margin, out);
     }
   }
-  ReduceManifold(out, first, 1e-9 * (r + h));
+  ReduceManifold(out, first, margin, 1e-6 * (r + h));
 }
 
 void CollidePlaneMesh(const Shape&, const Pose& pa, const Shape& b,
@@ -143,7 +144,6 @@ void CollidePlaneMesh(const Shape&, const Pose& pa, const Shape& b,
     seen[deepest] = stamp;
     while (head < tail) {
       const int i = queue[head++];
-      emit(i);
       for (int k = hull.neighbour_begin[i]; k < hull.neighbour_begin[i + 1];
            ++k) {
         const int j = hull.neighbours[k];
@@ -152,8 +152,13 @@ void CollidePlaneMesh(const Shape&, const Pose& pa, const Shape& b,
         if (quick_height(j) <= margin + slack) queue[tail++] = j;
       }
     }
+    // In vertex order (body-fixed, unlike the walk's start, which round-off
+    // picks among equally deep vertices), so that the reduction keeps the
+    // same points step after step.
+    std::sort(queue.begin(), queue.begin() + tail);
+    for (int k = 0; k < tail; ++k) emit(queue[k]);
   }
-  ReduceManifold(out, first, 1e-9 * hull.bounding_radius);
+  ReduceManifold(out, first, margin, 1e-6 * hull.bounding_radius);
 }
 
 }  // namespace sapcontact
