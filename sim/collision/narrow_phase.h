@@ -37,9 +37,10 @@
 //   capsule-cylinder, capsule-mesh  GJK/EPA on the segment; lying along a
 //                  face of B: the segment clipped to it (2 points), else 1
 // Manifolds of more than 4 points (plane-mesh and the GJK/EPA pairs) are
-// reduced to 4 (sim/collision/contact_reduction.h); plane-box and box-box
-// keep theirs. Separated pairs get their exact distance as the smallest phi
-// (box-box: from the vertex-box and edge-edge pairs; GJK pairs: GJK's
+// reduced to 4, depth-weighted and in a body-fixed order so that a resting
+// body keeps its points (sim/collision/contact_reduction.h); plane-box and
+// box-box keep theirs. Separated pairs get their exact distance as the smallest
+// phi (box-box: from the vertex-box and edge-edge pairs; GJK pairs: GJK's
 // distance). In penetration phi is minus the penetration depth along the
 // contact normal (box-box: the SAT depth; GJK pairs: EPA's, the minimum
 // translation distance). Contacts are only meaningful with shallow
