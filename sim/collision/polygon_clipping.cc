@@ -24,7 +24,10 @@ int ClipPolygonToPlanes(std::vector<Vector3>* polygon, int n,
                         const ClipPlane* planes, int num_planes, double eps,
                         std::vector<Vector3>* scratch) {
   for (int k = 0; k < num_planes && n > 0; ++k) {
-    if (scratch->size() < static_cast<size_t>(2 * n)) scratch->resize(2 * n);
+    // Both buffers grow together (they swap roles), so that repeated calls
+    // stop allocating once they have seen their largest polygon.
+    const size_t need = std::max(static_cast<size_t>(2 * n), polygon->size());
+    if (scratch->size() < need) scratch->resize(need);
     n = ClipPolygon(polygon->data(), n, planes[k], eps, scratch->data());
     std::swap(*polygon, *scratch);
   }
