@@ -356,9 +356,11 @@ inline std::string ToSapsimYaml(const ComparisonScene& s, double dt,
 
 /// The MJCF model of `s` at time step dt: Newton solver, elliptic cones,
 /// condim 3, solref (2 dt, 1), solimp (0.99, 0.99, 0.001), impratio 1, one
-/// free joint per free body. `max_contacts` sizes MuJoCo 2.2's
-/// preallocated buffers.
-inline std::string ToMjcf(const ComparisonScene& s, double dt, int nv) {
+/// free joint per free body. With `legacy_size` (MuJoCo 2.2),
+/// `s.max_contacts` and nv (velocities) size the preallocated buffers
+/// (<size nconmax njmax nstack>); MuJoCo 3 sizes its arena itself.
+inline std::string ToMjcf(const ComparisonScene& s, double dt, int nv,
+                          bool legacy_size = true) {
   const int njmax = 3 * s.max_contacts;
   // Newton's stack use is about 1.5 nefc nv (measured by the peer harness).
   const long long nstack = 2LL * njmax * std::max(nv, 1) + 100000;
@@ -370,8 +372,10 @@ inline std::string ToMjcf(const ComparisonScene& s, double dt, int nv) {
     << Num(s.gravity.z())
     << "\" solver=\"Newton\" cone=\"elliptic\" impratio=\"1\" "
        "tolerance=\"1e-8\" iterations=\"100\"/>\n"
-    << "  <size nconmax=\"" << max_contacts << "\" njmax=\"" << njmax
-    << "\" nstack=\"" << nstack << "\"/>\n"
+    << (legacy_size ? "  <size nconmax=\"" + std::to_string(max_contacts) +
+                          "\" njmax=\"" + std::to_string(njmax) +
+                          "\" nstack=\"" + std::to_string(nstack) + "\"/>\n"
+                    : std::string())
     << "  <default><geom condim=\"3\" friction=\"" << Num(kFriction)
     << " 0 0\" solref=\"" << Num(2 * dt)
     << " 1\" solimp=\"0.99 0.99 0.001 0.5 2\"/></default>\n"

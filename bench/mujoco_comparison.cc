@@ -13,10 +13,14 @@
 //   build/bin/mujoco_comparison [--scene NAME] [--dt 1e-3,1e-2] [--csv FILE]
 //                               [--phases]
 //
-// Built when CMake finds MuJoCo (Debian libmujoco-dev 2.2.2, installed by
-// scripts/setup). MuJoCo 2.2 preallocates its constraint buffers from
-// <size nconmax njmax>; when they cannot be allocated (the 1600-box grid)
-// the row says so.
+// Built against whichever MuJoCo CMake finds: a MuJoCo 3 CMake package
+// first (installed anywhere: configure with
+// -DCMAKE_PREFIX_PATH=/path/to/mujoco3; CMake finds /opt/mujoco* by
+// itself, -DCMAKE_DISABLE_FIND_PACKAGE_mujoco=ON skips it), else Debian's
+// libmujoco-dev 2.2.2 (installed by scripts/setup). The header line names
+// the version it runs against. MuJoCo 2.2 preallocates its constraint
+// buffers from <size nconmax njmax>; when they cannot be allocated (the
+// 1600-box grid) the row says so. MuJoCo 3 sizes its arena itself.
 #include <mujoco/mujoco.h>
 
 #include <algorithm>
@@ -33,6 +37,15 @@
 #include "bench/comparison_scenes.h"
 #include "sapcontact/sim/scene/scene_loader.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
+
+// MuJoCo 3 (mjVERSION_HEADER 300 and up: 3.0.0 was 300, later releases
+// 3MMMPPP) loads XML text through mj_addBufferVFS, has no preallocation to
+// size, and reports solver iterations per constraint island.
+#if mjVERSION_HEADER >= 300
+#define SAPCONTACT_MUJOCO3 1
+#else
+#define SAPCONTACT_MUJOCO3 0
+#endif
 
 namespace sapcontact::comparison {
 namespace {
@@ -126,22 +139,57 @@ EngineRun RunSapcontactOnce(const ComparisonScene& s, const std::string& yaml,
   return r;
 }
 
-// MuJoCo 2.2 has no XML-from-string loader: the model goes through a VFS.
+// MuJoCo 2.2 has no XML-from-string loader: the model goes through a VFS
+// (files it names that are not in the VFS, e.g. meshes, come from disk).
 mjModel* LoadMjcf(const std::string& xml, std::string* error) {
   auto vfs = std::make_unique<mjVFS>();
   mj_defaultVFS(vfs.get());
   const char* name = "comparison.xml";
+#if SAPCONTACT_MUJOCO3
+  if (mj_addBufferVFS(vfs.get(), name, xml.data(),
+                      static_cast<int>(xml.size())) != 0) {
+    mj_deleteVFS(vfs.get());
+    *error = "mj_addBufferVFS failed";
+    return nullptr;
+  }
+#else
   if (mj_makeEmptyFileVFS(vfs.get(), name, static_cast<int>(xml.size())) != 0) {
     *error = "mj_makeEmptyFileVFS failed";
     return nullptr;
   }
   const int i = mj_findFileVFS(vfs.get(), name);
   std::memcpy(vfs->filedata[i], xml.data(), xml.size());
+#endif
   char message[1000] = "";
   mjModel* m = mj_loadXML(name, vfs.get(), message, sizeof(message));
   mj_deleteVFS(vfs.get());
   if (m == nullptr) *error = message;
   return m;
+}
+
+// Newton iterations of the last step: MuJoCo 3 solves each constraint
+// island on its own, so this is the most any island took (as sapcontact's
+// StepInfo::newton_iterations); MuJoCo 2.2 solves one problem.
+int SolverIterations(const mjData* d) {
+#if defined(mjNISLAND)
+  const int n = std::min(d->nisland, mjNISLAND);
+  if (n == 0) return d->nefc > 0 ? d->solver_niter[0] : 0;
+  int iterations = 0;
+  for (int i = 0; i < n; ++i) {
+    iterations = std::max(iterations, d->solver_niter[i]);
+  }
+  return iterations;
+#else
+  return d->solver_iter;
+#endif
+}
+
+// Warnings MuJoCo raised during a run (a full constraint buffer, bad
+// accelerations): a run with any is reported, not measured.
+int MujocoWarnings(const mjData* d) {
+  int warnings = 0;
+  for (int w = 0; w < mjNWARNING; ++w) warnings += d->warning[w].number;
+  return warnings;
 }
 
 // One run of MuJoCo (model compilation and mjData outside the timing).
@@ -164,7 +212,7 @@ EngineRun RunMujocoOnce(const ComparisonScene& s, const std::string& xml,
   const auto start = Clock::now();
   for (int n = 0; n < r.steps; ++n) {
     mj_step(m, d);
-    iterations += d->solver_iter;
+    iterations += SolverIterations(d);
     contacts += d->ncon;
   }
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -178,8 +226,7 @@ EngineRun RunMujocoOnce(const ComparisonScene& s, const std::string& xml,
     final.emplace_back(d->xpos[3 * b], d->xpos[3 * b + 1], d->xpos[3 * b + 2]);
   }
   r.outcome = s.outcome(final);
-  int warnings = 0;
-  for (int w = 0; w < mjNWARNING; ++w) warnings += d->warning[w].number;
+  const int warnings = MujocoWarnings(d);
   mj_deleteData(d);
   mj_deleteModel(m);
   r.ok = finite && warnings == 0;
@@ -224,7 +271,7 @@ std::pair<EngineRun, EngineRun> MeasureRow(const ComparisonScene& s, double dt,
   const std::string yaml = ToSapsimYaml(s, dt, sigma);
   int free_bodies = 0;
   for (const ComparisonBody& b : s.bodies) free_bodies += b.fixed ? 0 : 1;
-  const std::string xml = ToMjcf(s, dt, 6 * free_bodies);
+  const std::string xml = ToMjcf(s, dt, 6 * free_bodies, !SAPCONTACT_MUJOCO3);
   while (sap.more() || mj.more()) {
     if (sap.more()) sap.add(RunSapcontactOnce(s, yaml, dt));
     if (mj.more()) mj.add(RunMujocoOnce(s, xml, dt));
@@ -306,9 +353,11 @@ int Main(int argc, char** argv) {
   }
   if (!print_yaml) {
     std::printf(
-        "MuJoCo %s, Newton, elliptic cones; sapcontact SAP, beta %.2f, "
-        "sigma %g, k = inf, tau_d = 3 dt, mu = %.1f\n",
-        mj_versionString(), kBeta, sigma, kFriction);
+        "MuJoCo %s (library %d, header %d), Newton, elliptic cones; "
+        "sapcontact SAP, beta %.2f, sigma %g, k = inf, tau_d = 3 dt, mu = "
+        "%.1f\n",
+        mj_versionString(), mj_version(), mjVERSION_HEADER, kBeta, sigma,
+        kFriction);
     std::printf(
         "%-12s %6s %6s | %10s %10s %6s | %11s | %11s | %-14s %12s %12s\n",
         "scene", "dt", "steps", "sap us", "mujoco us", "ratio", "its sap/mj",
