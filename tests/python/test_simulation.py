@@ -257,3 +257,42 @@ def test_overrides_spelled_as_python_values(scenes_dir):
     assert values.positions.tobytes() == text.positions.tobytes()
     assert values.summary["max_penetration_m"] == \
         text.summary["max_penetration_m"]
+
+
+def test_mesh_and_robot_warnings_reach_python(scenes_dir, tmp_path):
+    """What loading approximated is in Simulation.warnings and in
+    run_scene's summary['warnings'], as sapsim prints it; a mesh body from
+    Python rests on the ground with its weight carried."""
+    # An L-shaped (non-convex) closed mesh as an OBJ: three 0.1 m cubes.
+    outline = [(0, 0), (0.2, 0), (0.2, 0.1), (0.1, 0.1), (0.1, 0.2), (0, 0.2)]
+    lines = ["v %g 0 %g" % (x, z) for x, z in outline]
+    lines += ["v %g 0.1 %g" % (x, z) for x, z in outline]
+    lines += ["f 4 5 6 1 2 3", "f 10 9 8 7 12 11"]
+    lines += ["f %d %d %d %d" % (i + 1, i + 7, (i + 1) % 6 + 7, (i + 1) % 6 + 1)
+              for i in range(6)]
+    (tmp_path / "ell.obj").write_text("\n".join(lines) + "\n")
+    scene = tmp_path / "ell.yaml"
+    scene.write_text(
+        "time_step: 0.001\nduration: 0.5\nbodies:\n"
+        "  - {name: ground, fixed: true, shape: {type: plane}}\n"
+        "  - name: ell\n    shape: {type: mesh, file: ell.obj}\n"
+        "    density: 1000\n    position: [0, 0, 0]\n")
+    sim = sapcontact.Simulation(scene)
+    assert len(sim.warnings) == 1
+    assert sim.warnings[0].startswith(
+        "bodies.ell.shape.file: mesh 'ell.obj' is not convex (mesh volume "
+        "0.003 m^3, its hull's 0.0035 m^3)")
+    sim.step(500)
+    c = sim.contacts()
+    m = 1000 * 0.003
+    assert c["impulse_world"].sum(axis=0)[2] == pytest.approx(
+        m * 9.81 * sim.time_step, rel=1e-6)
+    result = sapcontact.run_scene(scene)
+    assert result.summary["warnings"] == sim.warnings
+    # A URDF's approximations, prefixed with the robot's field.
+    kr5 = scenes_dir / "kr5_push.yaml"
+    if not os.path.exists("/usr/share/doc/dart/data/urdf/KR5"):
+        pytest.skip("Debian's dart-doc is not installed")
+    robot = sapcontact.Simulation(kr5)
+    assert len(robot.warnings) == 7
+    assert all(w.startswith("robots.kr5: ") for w in robot.warnings)

@@ -133,14 +133,17 @@ TEST(MeshShape, OpenInsideOutFlatAndBadScale) {
   std::vector<Triangle> open = BoxTriangles(lo, hi);
   open.pop_back();
   WriteBytes(dir.File("open.stl"), BinaryStl(open));
-  // Without centring: loads, not closed, no volume, not known convex.
+  // Without centring: loads, not closed, no volume; convex: its triangles
+  // lie on its hull's boundary (what a box without one triangle describes
+  // is the box).
   const auto shape =
       LoadMeshShape(dir.File("open.stl"), "open.stl", Vector3::Ones(), false);
   EXPECT_FALSE(shape->closed);
   EXPECT_TRUE(Contains(shape->not_closed_reason, "belongs to 1 triangle"));
   EXPECT_EQ(shape->volume, 0.0);
   EXPECT_EQ(shape->unit_inertia, Matrix3::Zero());
-  EXPECT_FALSE(shape->convex);
+  EXPECT_TRUE(shape->convex);
+  EXPECT_EQ(HullApproximation(*shape), "");
   EXPECT_EQ(shape->hull.vertices.size(), 8u);
   EXPECT_NEAR(shape->hull.volume, 6.0, 1e-14);
   // Centring needs a volume.
