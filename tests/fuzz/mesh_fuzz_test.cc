@@ -1,14 +1,12 @@
-// The fuzz suite's damaged meshes and URDFs: deterministic (seeded)
-// mutations of mesh files (binary STL, ASCII STL, OBJ) and of URDFs naming
-// them, loaded three ways:
+// Fuzz class 6 (tests/fuzz/fuzz_rules.h), damaged meshes and URDFs:
+// deterministic (seeded) mutations of mesh files (binary STL, ASCII STL, OBJ)
+// and of URDFs naming them, loaded three ways:
 //  - LoadMeshShape: a valid shape (finite hull with volume) or a MeshError
 //    whose message starts with the file's path;
 //  - `sapsim run` on a scene with the mesh as a free and as a fixed body,
 //    and on a scene with a robot whose URDF holds the mesh: exit 0 (and no
 //    non-finite output) or exit 2 with one error line naming the scene or
 //    URDF and the mesh file, and no outputs; never a crash or a hang.
-// Environment: SAPCONTACT_FUZZ_SEED (default 12), SAPCONTACT_FUZZ_SCALE
-// (default 1) as for the other fuzz classes.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,25 +22,13 @@
 #include <vector>
 
 #include "sapcontact/sim/geometry/mesh_shape.h"
-#include "tests/sapsim/cli_test_util.h"
+#include "tests/fuzz/fuzz_rules.h"
 #include "tests/sim/geometry/geometry_test_util.h"
 
 namespace sapcontact {
 namespace {
 
-namespace fs = std::filesystem;
-using cli_test::RunSapsim;
-
-uint64_t Seed() {
-  const char* s = std::getenv("SAPCONTACT_FUZZ_SEED");
-  return s ? std::strtoull(s, nullptr, 10) : 12;
-}
-
-int Cases(int base) {
-  const char* s = std::getenv("SAPCONTACT_FUZZ_SCALE");
-  const double scale = s ? std::max(0.01, std::atof(s)) : 1.0;
-  return std::max(1, static_cast<int>(base * scale));
-}
+using namespace fuzz;  // NOLINT: the suite's rules
 
 // The undamaged files: a unit-scale box as binary STL, ASCII STL and OBJ,
 // and a tetrahedron as OBJ.
@@ -152,10 +138,6 @@ std::string Mutate(std::string bytes, std::mt19937_64& rng, std::string* what) {
       break;
   }
   return bytes;
-}
-
-bool StartsWith(const std::string& s, const std::string& prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
 }
 
 // exit 0 (outputs finite) or exit 2 with one error line naming `names`.
