@@ -21,14 +21,13 @@ PairFn Lookup(ShapeType a, ShapeType b) {
       {nullptr, CollidePlaneBox, CollidePlaneSphere, CollidePlaneCapsule,
        CollidePlaneCylinder, CollidePlaneMesh},
       {nullptr, CollideBoxBox, CollideBoxSphere, CollideBoxCapsule,
-       CollideBoxCylinder, CollideBoxMesh},
+       CollideConvex, CollideConvex},
       {nullptr, nullptr, CollideSphereSphere, CollideSphereCapsule,
-       CollideSphereCylinder, CollideSphereMesh},
-      {nullptr, nullptr, nullptr, CollideCapsuleCapsule, CollideCapsuleCylinder,
-       CollideCapsuleMesh},
-      {nullptr, nullptr, nullptr, nullptr, CollideCylinderCylinder,
-       CollideCylinderMesh},
-      {nullptr, nullptr, nullptr, nullptr, nullptr, CollideMeshMesh},
+       CollideSphereCylinder, CollideRoundConvex},
+      {nullptr, nullptr, nullptr, CollideCapsuleCapsule, CollideRoundConvex,
+       CollideRoundConvex},
+      {nullptr, nullptr, nullptr, nullptr, CollideConvex, CollideConvex},
+      {nullptr, nullptr, nullptr, nullptr, nullptr, CollideConvex},
   };
   return kTable[static_cast<int>(a)][static_cast<int>(b)];
 }

@@ -98,33 +98,19 @@ void CollidePlaneCylinder(const Shape& a, const Pose& pa, const Shape& b,
 void CollidePlaneMesh(const Shape& a, const Pose& pa, const Shape& b,
                       const Pose& pb, double margin,
                       std::vector<ContactPoint>* out);
-void CollideBoxCylinder(const Shape& a, const Pose& pa, const Shape& b,
-                        const Pose& pb, double margin,
-                        std::vector<ContactPoint>* out);
-void CollideBoxMesh(const Shape& a, const Pose& pa, const Shape& b,
-                    const Pose& pb, double margin,
-                    std::vector<ContactPoint>* out);
 void CollideSphereCylinder(const Shape& a, const Pose& pa, const Shape& b,
                            const Pose& pb, double margin,
                            std::vector<ContactPoint>* out);
-void CollideSphereMesh(const Shape& a, const Pose& pa, const Shape& b,
-                       const Pose& pb, double margin,
-                       std::vector<ContactPoint>* out);
-void CollideCapsuleCylinder(const Shape& a, const Pose& pa, const Shape& b,
-                            const Pose& pb, double margin,
-                            std::vector<ContactPoint>* out);
-void CollideCapsuleMesh(const Shape& a, const Pose& pa, const Shape& b,
+/// Box, cylinder or mesh A against cylinder or mesh B (and box-cylinder,
+/// box-mesh): GJK/EPA, then the face manifold (sim/collision/README.md).
+void CollideConvex(const Shape& a, const Pose& pa, const Shape& b,
+                   const Pose& pb, double margin,
+                   std::vector<ContactPoint>* out);
+/// Sphere or capsule A (its core plus the radius) against cylinder or mesh
+/// B (sphere-cylinder has its closed form above).
+void CollideRoundConvex(const Shape& a, const Pose& pa, const Shape& b,
                         const Pose& pb, double margin,
                         std::vector<ContactPoint>* out);
-void CollideCylinderCylinder(const Shape& a, const Pose& pa, const Shape& b,
-                             const Pose& pb, double margin,
-                             std::vector<ContactPoint>* out);
-void CollideCylinderMesh(const Shape& a, const Pose& pa, const Shape& b,
-                         const Pose& pb, double margin,
-                         std::vector<ContactPoint>* out);
-void CollideMeshMesh(const Shape& a, const Pose& pa, const Shape& b,
-                     const Pose& pb, double margin,
-                     std::vector<ContactPoint>* out);
 
 /// A contact from the point p_a on A's surface, the unit normal n (A to B)
 /// and phi: position p_a + phi/2 n.

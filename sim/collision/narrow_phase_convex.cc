@@ -108,10 +108,11 @@ double SmallestPhi(const std::vector<ContactPoint>& c, size_t first) {
   return phi;
 }
 
-// Box, cylinder or mesh A against box, cylinder or mesh B.
-void ConvexConvex(const Shape& a, const Pose& pa, const Shape& b,
-                  const Pose& pb, double margin,
-                  std::vector<ContactPoint>* out) {
+}  // namespace
+
+void CollideConvex(const Shape& a, const Pose& pa, const Shape& b,
+                   const Pose& pb, double margin,
+                   std::vector<ContactPoint>* out) {
   const ConvexSupport A = MakeConvexSupport(a, pa);
   const ConvexSupport B = MakeConvexSupport(b, pb);
   const ConvexDistanceResult r = ComputeConvexDistance(A, B, margin);
@@ -151,9 +152,9 @@ void ConvexConvex(const Shape& a, const Pose& pa, const Shape& b,
   out->push_back(MakeContact(r.point_a, r.normal, r.distance));
 }
 
-// Sphere or capsule A (core + radius) against cylinder or mesh B.
-void RoundConvex(const Shape& a, const Pose& pa, const Shape& b, const Pose& pb,
-                 double margin, std::vector<ContactPoint>* out) {
+void CollideRoundConvex(const Shape& a, const Pose& pa, const Shape& b,
+                        const Pose& pb, double margin,
+                        std::vector<ContactPoint>* out) {
   const ConvexSupport A = MakeConvexSupport(a, pa);
   const ConvexSupport B = MakeConvexSupport(b, pb);
   const double radius = A.sweep_radius;
@@ -199,56 +200,6 @@ void RoundConvex(const Shape& a, const Pose& pa, const Shape& b, const Pose& pb,
     }
   }
   out->push_back(MakeContact(r.point_a + radius * r.normal, r.normal, phi));
-}
-
-}  // namespace
-
-void CollideBoxCylinder(const Shape& a, const Pose& pa, const Shape& b,
-                        const Pose& pb, double margin,
-                        std::vector<ContactPoint>* out) {
-  ConvexConvex(a, pa, b, pb, margin, out);
-}
-
-void CollideBoxMesh(const Shape& a, const Pose& pa, const Shape& b,
-                    const Pose& pb, double margin,
-                    std::vector<ContactPoint>* out) {
-  ConvexConvex(a, pa, b, pb, margin, out);
-}
-
-void CollideCylinderCylinder(const Shape& a, const Pose& pa, const Shape& b,
-                             const Pose& pb, double margin,
-                             std::vector<ContactPoint>* out) {
-  ConvexConvex(a, pa, b, pb, margin, out);
-}
-
-void CollideCylinderMesh(const Shape& a, const Pose& pa, const Shape& b,
-                         const Pose& pb, double margin,
-                         std::vector<ContactPoint>* out) {
-  ConvexConvex(a, pa, b, pb, margin, out);
-}
-
-void CollideMeshMesh(const Shape& a, const Pose& pa, const Shape& b,
-                     const Pose& pb, double margin,
-                     std::vector<ContactPoint>* out) {
-  ConvexConvex(a, pa, b, pb, margin, out);
-}
-
-void CollideSphereMesh(const Shape& a, const Pose& pa, const Shape& b,
-                       const Pose& pb, double margin,
-                       std::vector<ContactPoint>* out) {
-  RoundConvex(a, pa, b, pb, margin, out);
-}
-
-void CollideCapsuleCylinder(const Shape& a, const Pose& pa, const Shape& b,
-                            const Pose& pb, double margin,
-                            std::vector<ContactPoint>* out) {
-  RoundConvex(a, pa, b, pb, margin, out);
-}
-
-void CollideCapsuleMesh(const Shape& a, const Pose& pa, const Shape& b,
-                        const Pose& pb, double margin,
-                        std::vector<ContactPoint>* out) {
-  RoundConvex(a, pa, b, pb, margin, out);
 }
 
 void CollideSphereCylinder(const Shape& a, const Pose& pa, const Shape& b,

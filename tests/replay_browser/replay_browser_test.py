@@ -879,28 +879,43 @@ def group_chromium_failures(args, work):
         del os.environ["SAPCONTACT_CHROMIUM"]
 
 
-def group_instanced_families(args, work):
-    """Two families of four alike spheres (one InstancedMesh each, sharing a
-    geometry): each drawn in its colour where the probe says."""
+def scene_page_shot(args, work, scene_name, run_name):
+    """Runs tests/replay_browser/SCENE_NAME with --html; returns the Chromium,
+    the page and its decoded screenshot at t = 0 (checked drawn)."""
     chromium = Chromium(work)  # fails at once when there is none
-    scene = Path(args.source_dir) / "tests/replay_browser/two_families.yaml"
-    run = work / "families"
+    scene = Path(args.source_dir) / "tests/replay_browser" / scene_name
+    run = work / run_name
     sapsim_run(args.sapsim, scene, run, "--html")
     page = run / "replay.html"
     shot = chromium.load(page, "t=0&paused=1", screenshot=True)
     check_page(shot)
     image = screenshot_image(shot)
     check_drawn(shot, image)
+    return chromium, page, shot, image
+
+
+def probe_object(chromium, page, name, least):
+    """The page's probe of object NAME at t = 0: (pixels, x, y, load), with
+    more than LEAST pixels."""
+    load = chromium.load(page, "t=0&paused=1&probe=%s" % name,
+                         window=chromium.dom_window())
+    check_page(load)
+    pixels = load.number("probe-pixels")
+    check(pixels > least, "%s: the probe finds %s pixels of %s" %
+          (load.url, load.get("probe-pixels"), name))
+    return pixels, load.number("probe-x"), load.number("probe-y"), load
+
+
+def group_instanced_families(args, work):
+    """Two families of four alike spheres (one InstancedMesh each, sharing a
+    geometry): each drawn in its colour where the probe says."""
+    chromium, page, shot, image = scene_page_shot(args, work,
+                                                  "two_families.yaml",
+                                                  "families")
     for name, colour in (("left_0_0_0", "blue"), ("right_0_0_0", "orange")):
-        load = chromium.load(page, "t=0&paused=1&probe=%s" % name,
-                             window=chromium.dom_window())
-        check_page(load)
-        pixels = load.number("probe-pixels")
-        check(pixels > 100, "%s: the probe finds %s pixels of %s" %
-              (load.url, load.get("probe-pixels"), name))
+        pixels, x, y, load = probe_object(chromium, page, name, 100)
         matches = colour_matcher(PALETTE[colour])
         found = [b for b in blobs(image, matches) if b.count >= 0.5 * pixels]
-        x, y = load.number("probe-x"), load.number("probe-y")
         # The family: four spheres of its colour, each about as large as the
         # probed one; the probed one where the probe says.
         check(len(found) == 4,
@@ -919,11 +934,8 @@ def group_instanced_families(args, work):
 def group_mesh_shapes(args, work):
     """A mesh (its convex hull) and a cylinder: each drawn in its colour where
     the probe says, as large as the probe counts."""
-    chromium = Chromium(work)  # fails at once when there is none
-    scene = Path(args.source_dir) / "tests/replay_browser/mesh_shapes.yaml"
-    run = work / "meshes"
-    sapsim_run(args.sapsim, scene, run, "--html")
-    page = run / "replay.html"
+    chromium, page, shot, image = scene_page_shot(args, work,
+                                                  "mesh_shapes.yaml", "meshes")
     data = page_data(page)
     hulls = data.get("meshes", [])
     check(len(hulls) == 1 and len(hulls[0]["v"]) == 3 * 12 and
@@ -931,21 +943,11 @@ def group_mesh_shapes(args, work):
           "%s: the page's meshes are %s, expected the hex prism's hull (12 "
           "vertices, 8 faces fanned into 20 triangles)" %
           (page, [(len(h["v"]) // 3, len(h["f"]) // 3) for h in hulls]))
-    shot = chromium.load(page, "t=0&paused=1", screenshot=True)
-    check_page(shot)
-    image = screenshot_image(shot)
-    check_drawn(shot, image)
     for name, colour in (("prism", "blue"), ("can", "orange")):
-        load = chromium.load(page, "t=0&paused=1&probe=%s" % name,
-                             window=chromium.dom_window())
-        check_page(load)
-        pixels = load.number("probe-pixels")
-        check(pixels > 500, "%s: the probe finds %s pixels of %s" %
-              (load.url, load.get("probe-pixels"), name))
+        pixels, x, y, load = probe_object(chromium, page, name, 500)
         found = blobs(image, colour_matcher(PALETTE[colour]))
         check(found, "%s: no pixels of %s's %s (0x%06x shaded)" %
               (shot.url, name, colour, PALETTE[colour]))
-        x, y = load.number("probe-x"), load.number("probe-y")
         shape = found[0]
         check(abs(shape.x - x) <= 2 and abs(shape.y - y) <= 2 and
               abs(shape.count - pixels) <= 0.05 * pixels,
