@@ -253,26 +253,36 @@ inline Shape MeshOf(ConvexHull hull) {
   return MakeMesh(mesh);
 }
 
+/// The nearest point of the hull's boundary to a point p outside it (hull
+/// frame): the nearest point of the face polygons facing p (exact).
+inline Vector3 NearestHullPointOutside(const ConvexHull& h, const Vector3& p) {
+  double best = std::numeric_limits<double>::infinity();
+  Vector3 nearest = p;
+  std::vector<Vector3> loop;
+  for (const ConvexHull::Face& f : h.faces) {
+    if (f.normal.dot(p) - f.offset <= 0.0) continue;
+    loop.clear();
+    for (int v : f.vertices) loop.push_back(h.vertices[v]);
+    const Vector3 y = ClosestPointOnPolygon(p, loop, f.normal);
+    if ((p - y).norm() < best) {
+      best = (p - y).norm();
+      nearest = y;
+    }
+  }
+  return nearest;
+}
+
 /// Signed distance from a point p (hull frame) to a convex polytope: inside,
 /// the largest face-plane value (exact: the nearest boundary point of an
 /// interior point is on the nearest face plane); outside, the distance to
-/// the nearest face polygon among the faces facing p (exact).
+/// the nearest face polygon (exact).
 inline double HullSignedDistance(const ConvexHull& h, const Vector3& p) {
   double max_plane = -std::numeric_limits<double>::infinity();
   for (const ConvexHull::Face& f : h.faces) {
     max_plane = std::max(max_plane, f.normal.dot(p) - f.offset);
   }
   if (max_plane <= 0.0) return max_plane;
-  double best = std::numeric_limits<double>::infinity();
-  std::vector<Vector3> loop;
-  for (const ConvexHull::Face& f : h.faces) {
-    if (f.normal.dot(p) - f.offset <= 0.0) continue;
-    loop.clear();
-    for (int v : f.vertices) loop.push_back(h.vertices[v]);
-    best =
-        std::min(best, (p - ClosestPointOnPolygon(p, loop, f.normal)).norm());
-  }
-  return best;
+  return (p - NearestHullPointOutside(h, p)).norm();
 }
 
 /// Signed distance from world point x to the shape at pose (negative
@@ -482,19 +492,7 @@ inline Vector3 ProjectOnto(const Shape& s, const Pose& pose, const Vector3& x) {
     }
     case ShapeType::kMesh: {
       const ConvexHull& h = s.mesh->hull;
-      if (HullSignedDistance(h, p) <= 0.0) break;
-      double best = std::numeric_limits<double>::infinity();
-      std::vector<Vector3> loop;
-      for (const ConvexHull::Face& f : h.faces) {
-        if (f.normal.dot(p) - f.offset <= 0.0) continue;
-        loop.clear();
-        for (int v : f.vertices) loop.push_back(h.vertices[v]);
-        const Vector3 y = ClosestPointOnPolygon(p, loop, f.normal);
-        if ((p - y).norm() < best) {
-          best = (p - y).norm();
-          q = y;
-        }
-      }
+      if (HullSignedDistance(h, p) > 0.0) q = NearestHullPointOutside(h, p);
       break;
     }
   }

@@ -207,6 +207,16 @@ inline double SurfaceArea(const ConvexHull& hull) {
   return total;
 }
 
+/// Inertia of a solid box of edge lengths e per unit density about its
+/// centre, in its axes: V/12 (e_y^2 + e_z^2, ...).
+inline Matrix3 BoxInertia(const Vector3& e) {
+  const double v = e.prod();
+  return Vector3(v / 12 * (e.y() * e.y() + e.z() * e.z()),
+                 v / 12 * (e.x() * e.x() + e.z() * e.z()),
+                 v / 12 * (e.x() * e.x() + e.y() * e.y()))
+      .asDiagonal();
+}
+
 // ---------------------------------------------------------------- files --
 
 /// A fresh temporary directory, removed with its contents on destruction.

@@ -22,6 +22,7 @@ namespace {
 
 using geometry_test::AsciiStl;
 using geometry_test::BinaryStl;
+using geometry_test::BoxInertia;
 using geometry_test::BoxTriangles;
 using geometry_test::ExpectValidHull;
 using geometry_test::GridBoxTriangles;
@@ -41,14 +42,6 @@ std::string Error(const std::string& path, const Vector3& scale, bool centre) {
     return e.what();
   }
   return "no error";
-}
-
-Matrix3 BoxInertia(const Vector3& e) {
-  const double v = e.prod();
-  return Vector3(v / 12 * (e.y() * e.y() + e.z() * e.z()),
-                 v / 12 * (e.x() * e.x() + e.z() * e.z()),
-                 v / 12 * (e.x() * e.x() + e.y() * e.y()))
-      .asDiagonal();
 }
 
 TEST(MeshShape, ScaledCentredBox) {

@@ -17,6 +17,7 @@
 namespace sapcontact {
 namespace {
 
+using geometry_test::BoxInertia;
 using geometry_test::BoxTriangles;
 using geometry_test::GridBoxTriangles;
 using geometry_test::RandomRotation;
@@ -40,16 +41,6 @@ TriangleMesh Welded(const std::vector<Triangle>& triangles) {
 
 bool Contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
-}
-
-// Inertia of a solid box of edge lengths e per unit density about its
-// centre, in its axes: V/12 (e_y^2 + e_z^2, ...).
-Matrix3 BoxInertia(const Vector3& e) {
-  const double v = e.prod();
-  return Vector3(v / 12 * (e.y() * e.y() + e.z() * e.z()),
-                 v / 12 * (e.x() * e.x() + e.z() * e.z()),
-                 v / 12 * (e.x() * e.x() + e.y() * e.y()))
-      .asDiagonal();
 }
 
 TEST(TriangleMesh, WeldMergesEqualVerticesAndDropsDegenerateTriangles) {
