@@ -15,12 +15,15 @@ namespace {
 
 // Whether every triangle lies in the hull's boundary: on the supporting
 // plane along its normal (either orientation: open meshes may be oriented
-// inconsistently), within kHullMergeTolerance of the largest coordinate.
-// Degenerate (zero-area) triangles have no normal and are skipped.
+// inconsistently), within 4 kHullMergeTolerance of the largest coordinate:
+// qhull's merging of nearly coplanar facets leaves input points up to about
+// twice its merge distance inside the merged face (the WAM's wam7 mesh:
+// 1.08e-6). Degenerate (zero-area) triangles have no normal and are
+// skipped.
 bool OnHullBoundary(const TriangleMesh& mesh, const ConvexHull& hull) {
   const double scale = std::max(hull.lower.cwiseAbs().maxCoeff(),
                                 hull.upper.cwiseAbs().maxCoeff());
-  const double tolerance = kHullMergeTolerance * scale;
+  const double tolerance = 4.0 * kHullMergeTolerance * scale;
   int start = -1;
   for (const std::array<int, 3>& t : mesh.triangles) {
     const Vector3& a = mesh.vertices[t[0]];

@@ -60,7 +60,7 @@ struct MeshShape {
   Vector3 centroid{Vector3::Zero()};
   Matrix3 unit_inertia{Matrix3::Zero()};
   /// The mesh is convex when every triangle lies in its hull's boundary
-  /// (on the supporting plane along the triangle's normal, within
+  /// (on the supporting plane along the triangle's normal, within 4
   /// kHullMergeTolerance of the hull's largest coordinate), closed or not:
   /// then the hull is exactly the surface the file describes. A mesh that
   /// is not convex collides as its hull, an approximation loaders warn

@@ -262,6 +262,21 @@ TEST(MeshShape, WamMeshes) {
     names.push_back(std::string(link) + "_collision.STL");
   }
   CheckRobotMeshes("/usr/share/doc/dart/data/urdf/wam/meshes/wam/", names);
+  // Which collision meshes are their own hulls (every triangle on the
+  // hull's boundary; wam7's lie within 1.1e-6 of its size, inside the
+  // tolerance the merging of nearly coplanar facets needs).
+  const std::string dir = "/usr/share/doc/dart/data/urdf/wam/meshes/wam/";
+  if (!std::filesystem::exists(dir)) return;
+  for (const char* link :
+       {"wam_base", "wam1", "wam2", "wam3", "wam4", "wam5", "wam6", "wam7"}) {
+    const std::string file = std::string(link) + "_collision.STL";
+    const bool convex =
+        LoadMeshShape(dir + file, file, Vector3::Ones(), false)->convex;
+    const bool expected = std::string(link) == "wam_base" ||
+                          std::string(link) == "wam2" ||
+                          std::string(link) == "wam7";
+    EXPECT_EQ(convex, expected) << file;
+  }
 }
 
 // Loads on 4 threads at once (qhull and assimp instances per call) equal
