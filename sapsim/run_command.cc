@@ -37,8 +37,12 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
       "1e6 m, at most 1e5 bodies, 1e5 contacts): the error names the file, "
       "line and field, and DIR is left without trajectory.csv and "
       "summary.json (outputs of an earlier run there are removed so that "
-      "they cannot be mistaken for this one's). Bodies overlapping by more "
-      "than 1 mm at the start give a warning.");
+      "they cannot be mistaken for this one's). Warnings go to stderr as "
+      "'sapsim: warning: ...' (also with --quiet) and into summary.json: "
+      "bodies overlapping by more than 1 mm at the start, a mesh that "
+      "collides as its convex hull because it is not convex, and what a "
+      "robot's URDF loader dropped or approximated. Shapes: plane, box, "
+      "sphere, capsule, cylinder, mesh (STL, OBJ, Collada).");
   run->add_option("scene", o->scene, "the scene file (YAML)")->required();
   run->add_option("--out,-o", o->out,
                   "output directory DIR (created if missing; its "
@@ -55,8 +59,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
       "--set bodies.box.mass=5 (a body by its YAML name), --set "
       "gravity=[0,0,-1.62], --set gravity.2=-1.62, --set output.every=1. "
       "Unknown keys are errors");
-  run->add_flag("--quiet,-q", o->quiet,
-                "print nothing but errors (no progress bar, no summary)");
+  run->add_flag(
+      "--quiet,-q", o->quiet,
+      "print nothing but warnings and errors (no progress bar, no summary)");
   run->add_option(
          "--export-fclib", o->export_fclib,
          "PATH(.hdf5): write every step's contact problem as an FCLib local "
@@ -176,16 +181,20 @@ int Run(const RunOptions& o) {
   // limits (bad input); a deep overlap is worth a warning.
   try {
     const InitialOverlap overlap = FindInitialOverlap(scene);
-    if (!o.quiet && overlap.depth > scene_limits::kOverlapWarning) {
-      std::fprintf(
-          stderr,
-          "sapsim: warning: %s: bodies '%s' and '%s' overlap by %.3g m at "
-          "the start (more than %g m; %d contacts at the initial poses): the "
-          "contact will push them apart with energy the scene did not "
-          "intend (docs/scenes.md, Limits)\n",
-          o.scene.c_str(), scene.bodies[overlap.body_a].name.c_str(),
+    if (overlap.depth > scene_limits::kOverlapWarning) {
+      char warning[1024];
+      std::snprintf(
+          warning, sizeof(warning),
+          "bodies '%s' and '%s' overlap by %.3g m at the start (more than "
+          "%g m; %d contacts at the initial poses): the contact will push "
+          "them apart with energy the scene did not intend (docs/scenes.md, "
+          "Limits)",
+          scene.bodies[overlap.body_a].name.c_str(),
           scene.bodies[overlap.body_b].name.c_str(), overlap.depth,
           scene_limits::kOverlapWarning, overlap.contacts);
+      std::fprintf(stderr, "sapsim: warning: %s: %s\n", o.scene.c_str(),
+                   warning);
+      scene.warnings.push_back(warning);  // into summary.json
     }
   } catch (const CollisionLimitError& e) {
     RemoveOutputs(o.out);

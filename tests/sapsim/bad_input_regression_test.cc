@@ -310,6 +310,19 @@ TEST(LimitRegression, DeepInitialOverlapWarns) {
   EXPECT_NE(r.err.find("'box' and 'ball' overlap by 0.15 m"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find(scene), std::string::npos) << r.err;
+  // Also with --quiet, and counted in summary.json.
+  r = RunSapsim({"run", scene, "--out", dir.File("o"), "--quiet"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.rfind("sapsim: warning: " + scene +
+                            ": bodies 'box' and 'ball' overlap by 0.15 m",
+                        0),
+            0u)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(cli_test::ReadFile(dir.File("o/summary.json"))
+                .find("\"bodies 'box' and 'ball' overlap by 0.15 m"),
+            std::string::npos);
   // A resting box (touching, not overlapping) does not warn.
   const std::string rest = dir.Write("box_rest.yaml", kBoxRest);
   r = RunSapsim({"run", rest, "--out", dir.File("o")});
