@@ -8,20 +8,20 @@
 //    per pair; mu = 0.5), beta and sigma as the body-only rows of
 //    bench/comparison_scenes.h.
 //  - MuJoCo compiles the robot from the same URDF with its own URDF reader
-//    (mujoco_comparison.cc: an extension element <mujoco><compiler meshdir
-//    strippath discardvisual/></mujoco> in a copy of the file, then the
-//    compiled model saved as MJCF with mj_saveLastXML). MuJoCo makes its own
-//    convex hull of each mesh. RobotMjcf edits that MJCF into the scene: the
-//    comparison's options and contact parameters; the links' frames and
-//    inertials from sapcontact's loaded tree (so both engines move the same
-//    masses along the same joints: mj_saveLastXML writes 6 significant
-//    digits, and MuJoCo 3.12.1's URDF reader drops the rotation of an
-//    <inertial><origin rpy>, google-deepmind/mujoco issue 3559); no
-//    contacts between the robot's own links (sapcontact's self_collision:
-//    false); the PD actuation; the scene's ground and free bodies (meshes
-//    from the same files, or sapcontact's hull vertices of a file MuJoCo
-//    cannot read, an ASCII STL); and the robot's base pose. The collision
-//    geometry keeps MuJoCo's placement (6 digits).
+//    (UrdfToMjcf in comparison_robot_rows.h: an extension element
+//    <mujoco><compiler meshdir strippath discardvisual/></mujoco> in a copy
+//    of the file, then the compiled model saved as MJCF with
+//    mj_saveLastXML). MuJoCo makes its own convex hull of each mesh.
+//    RobotMjcf edits that MJCF into the scene: the comparison's options and
+//    contact parameters; the links' frames and inertials from sapcontact's
+//    loaded tree (so both engines move the same masses along the same joints:
+//    mj_saveLastXML writes 6 significant digits, and MuJoCo 3.12.1's URDF
+//    reader drops the rotation of an <inertial><origin rpy>,
+//    google-deepmind/mujoco issue 3559); no contacts between the robot's own
+//    links (sapcontact's self_collision: false); the PD actuation; the scene's
+//    ground and free bodies (meshes from the same files, or sapcontact's hull
+//    vertices of a file MuJoCo cannot read, an ASCII STL); and the robot's base
+//    pose. The collision geometry keeps MuJoCo's placement (6 digits).
 //
 // PD in MuJoCo: sapcontact's u = kp (q_d - q) + kd (v_d - v) + u0 (implicit
 // in q and v) becomes a position servo (general actuator, gain kp, bias
