@@ -136,13 +136,18 @@ std::vector<Triangle> StepTriangles() {
   return t;
 }
 
-TEST(MeshScene, NonConvexAndOpenMeshesAreWarnedOnce) {
+TEST(MeshScene, MeshesThatAreNotTheirHullAreWarnedOnce) {
   TempDir dir;
   WriteBytes(dir.File("step.stl"), BinaryStl(StepTriangles()));
-  std::vector<Triangle> open =
+  // Open meshes: a box without one triangle (its surface is its hull's: no
+  // warning) and the L without one (not its hull).
+  std::vector<Triangle> box =
       BoxTriangles(Vector3(0, 0, 0), Vector3(0.25, 0.25, 0.25));
-  open.pop_back();  // a hole
-  WriteBytes(dir.File("open.stl"), BinaryStl(open));
+  box.pop_back();
+  WriteBytes(dir.File("open_box.stl"), BinaryStl(box));
+  std::vector<Triangle> step = StepTriangles();
+  step.pop_back();
+  WriteBytes(dir.File("open_step.stl"), BinaryStl(step));
   const Scene s =
       Load(dir, SceneWith("  - name: a\n"
                           "    shape: {type: mesh, file: step.stl}\n"
@@ -153,19 +158,22 @@ TEST(MeshScene, NonConvexAndOpenMeshesAreWarnedOnce) {
                           "    position: [2, 0, 0]\n"
                           "  - name: c\n"
                           "    fixed: true\n"
-                          "    shape: {type: mesh, file: open.stl}\n"));
+                          "    shape: {type: mesh, file: open_box.stl}\n"
+                          "  - name: d\n"
+                          "    fixed: true\n"
+                          "    shape: {type: mesh, file: open_step.stl}\n"));
   ASSERT_EQ(s.warnings.size(), 2u);
-  EXPECT_EQ(s.warnings[0].rfind("bodies.a.shape.file: mesh 'step.stl' is not "
-                                "convex (mesh volume 0.04688 m^3, its hull's "
-                                "0.05469 m^3): it collides as its convex hull",
-                                0),
-            0u)
-      << s.warnings[0];
-  EXPECT_EQ(s.warnings[1].rfind("bodies.c.shape.file: mesh 'open.stl' is not "
-                                "closed (",
+  EXPECT_EQ(s.warnings[0],
+            "bodies.a.shape.file: mesh 'step.stl' is not "
+            "convex (mesh volume 0.04688 m^3, its hull's "
+            "0.05469 m^3): it collides as its convex hull");
+  EXPECT_EQ(s.warnings[1].rfind("bodies.d.shape.file: mesh 'open_step.stl' "
+                                "is not convex and not closed (edge between",
                                 0),
             0u)
       << s.warnings[1];
+  EXPECT_TRUE(s.bodies[3].shape.mesh->convex);
+  EXPECT_FALSE(s.bodies[3].shape.mesh->closed);
   // The mass of the L, not of its hull.
   EXPECT_NEAR(s.bodies[1].mass, 1000 * 3 * 0.25 * 0.25 * 0.25, 1e-9);
 }
