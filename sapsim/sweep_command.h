@@ -1,5 +1,5 @@
 // `sapsim sweep`, `sapsim study` and `sapsim sweep-merge`: parameter-regime
-// studies (issue 6; docs/studies.md). A sweep runs the Cartesian product of
+// studies (docs/studies.md). A sweep runs the Cartesian product of
 // varied scene values (studies/sweep_spec.h) in parallel
 // (studies/sweep_runner.h) and writes DIR/sweep.csv (studies/sweep_table.h),
 // DIR/sweep.json (the study record, studies/sweep_study.h) and DIR/*.png

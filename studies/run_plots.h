@@ -1,4 +1,4 @@
-// Plots of one simulation run (issue 16, "See what happened") with gnuplot
+// Plots of one simulation run with gnuplot
 // (Debian gnuplot-nox, installed by scripts/setup), from the files
 // RunSimulation writes (sim/stepping/simulation.h):
 //   DIR/trajectory.csv  (always written)  -> heights.png, speeds.png

@@ -1,4 +1,4 @@
-// Sweep specifications for parameter-regime studies (issue 6): the varied
+// Sweep specifications for parameter-regime studies: the varied
 // scene values (`--vary`), their Cartesian product, and sharding (`--shard`).
 // Scene keys are the dotted override keys of sim/scene/scene_loader.h
 // (docs/scenes.md); values are override values (YAML text).

@@ -1,4 +1,4 @@
-// The replay page of a run (issue 16): a self-contained HTML file,
+// The replay page of a run: a self-contained HTML file,
 // DIR/replay.html, that shows a run's bodies moving in a browser (three.js,
 // inlined; no network), from the files of its run directory:
 //   DIR/replay_scene.json  what to draw: every body's and robot link

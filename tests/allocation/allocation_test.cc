@@ -1,5 +1,5 @@
 // No heap allocation per time step once a simulation has settled into its
-// sizes (issue 11: "no allocation inside the Newton loop"; the fixed cost
+// sizes ("no allocation inside the Newton loop"; the fixed cost
 // per step of small problems). This executable interposes glibc's malloc
 // family with counting wrappers (every operator new and every Eigen matrix
 // goes through them), so it is its own test program.

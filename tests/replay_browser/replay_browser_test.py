@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """The replay page (sapsim run --html, sapsim view) in headless Chromium.
 
-Issue 16: "a test opens the page in headless Chromium (Debian chromium) from
-file://, checks there are no console errors, that the canvas is not blank,
-and that the scene is drawn at the right frame". Python 3 standard library
+The page is opened in headless Chromium (Debian chromium) from file://; the
+tests check that there are no console errors, that the canvas is not blank,
+and that the scene is drawn at the right frame. Python 3 standard library
 only (run it with Debian's /usr/bin/python3); tests/replay_browser/
 CMakeLists.txt registers one CTest test per group (label "browser"):
 

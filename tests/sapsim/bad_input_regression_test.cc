@@ -1,4 +1,4 @@
-// Issue 12, "Why": every bad input found with damaged scenes, overrides,
+// Every bad input found with damaged scenes, overrides,
 // command lines and FCLib files, as a regression test. Each exits with
 // status 2 and one message naming the file (and line and field for YAML)
 // or the option, leaves no outputs, and never hangs or crashes; a run that

@@ -1,4 +1,4 @@
-// Determinism (issue 12): the same scene and binary give bitwise identical
+// Determinism: the same scene and binary give bitwise identical
 // trajectory.csv and summary.json (timings aside) on repeated runs, and a
 // sweep gives a bitwise identical sweep.csv (timing columns aside) with
 // --jobs 1 and --jobs 3.

@@ -1,4 +1,4 @@
-// `sapsim run --html --plot --contacts` and `sapsim view` (issue 16): on
+// `sapsim run --html --plot --contacts` and `sapsim view`: on
 // every shipped scene the run writes contacts.csv, steps.csv, the seven
 // PNGs (real 1000 x 600 PNG images) and replay.html with every frame of the
 // run; `view` rewrites the page; missing three.js or gnuplot and damaged

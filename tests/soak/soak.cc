@@ -1,4 +1,4 @@
-// soak: long runs outside the default test run (issue 12). Steps a shipped
+// soak: long runs outside the default test run. Steps a shipped
 // scene for N steps (default 10^4) with the TimeStepper and checks, at
 // every step, that the state and the total energy are finite and that the
 // energy never rises above its initial value (relative tolerance 1e-3, as

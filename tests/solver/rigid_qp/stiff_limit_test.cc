@@ -1,4 +1,4 @@
-// Stiff-limit study (issue 4, item 3): SAP with k = inf, tau_d = 0 and
+// Stiff-limit study: SAP with k = inf, tau_d = 0 and
 // beta = sigma = s converges to the rigid-contact QP as s -> 0.
 //
 // Order, and why: with k = inf and tau_d = 0 SAP's regularization is
