@@ -27,51 +27,23 @@ install(FILES
   cmake/FindFCLIB.cmake
   DESTINATION ${SAPCONTACT_CMAKE_DIR})
 
-# pkg-config: sapcontact-solver.pc (the solver component) and sapcontact.pc
-# (every component built). Static archives need their dependencies on the
-# link line, so they are in Libs, in link order.
-file(RELATIVE_PATH SAPCONTACT_PC_PREFIX_FROM_PCDIR
-  /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
-string(REGEX REPLACE "/$" "" SAPCONTACT_PC_PREFIX_FROM_PCDIR
-  "${SAPCONTACT_PC_PREFIX_FROM_PCDIR}")
-set(SAPCONTACT_PC_SOLVER_LIBS
-  "-lsapcontact_rigid_qp -lsapcontact_sap -lsapcontact_linear_algebra -lsapcontact_contact_model")
-set(SAPCONTACT_PC_CHOLMOD_LIBS "-lcholmod -lsuitesparseconfig")
-if(CHOLMOD_OPENMP_LIBRARIES)  # openmp_thread_scope.cc calls the runtime
-  string(APPEND SAPCONTACT_PC_CHOLMOD_LIBS " -lgomp")
-endif()
-set(SAPCONTACT_PC_NAME "sapcontact-solver")
-set(SAPCONTACT_PC_DESCRIPTION
+# pkg-config: sapcontact.pc (every component built) and
+# sapcontact-<component>.pc for each component, generated from the targets'
+# dependencies (cmake/SapcontactPkgConfig.cmake).
+include(SapcontactPkgConfig)
+set(SAPCONTACT_PC_DESCRIPTION_solver
   "SAP convex compliant-contact solver and rigid-contact cone QP")
-set(SAPCONTACT_PC_REQUIRES "eigen3")
-set(SAPCONTACT_PC_LIBS
-  "${SAPCONTACT_PC_SOLVER_LIBS} ${SAPCONTACT_PC_CHOLMOD_LIBS}")
-set(SAPCONTACT_PC_CFLAGS "-I${CHOLMOD_INCLUDE_DIR}")
-configure_file(cmake/sapcontact.pc.in
-  ${PROJECT_BINARY_DIR}/sapcontact-solver.pc @ONLY)
-
-set(SAPCONTACT_PC_NAME "sapcontact")
-set(SAPCONTACT_PC_DESCRIPTION "sapcontact: every component built (${SAPCONTACT_COMPONENTS})")
-set(all_libs "")
-set(SAPCONTACT_PC_REQUIRES "eigen3")
-if(SAPCONTACT_BUILD_STUDIES)
-  string(APPEND all_libs "-lsapcontact_studies ")
-endif()
-if(SAPCONTACT_BUILD_SIM)
-  string(APPEND all_libs
-    "-lsapcontact_sim_replay -lsapcontact_sim_stepping -lsapcontact_sim_scene -lsapcontact_sim_collision -lsapcontact_sim_geometry ")
-  string(APPEND SAPCONTACT_PC_REQUIRES " yaml-cpp assimp qhull_r")
-endif()
-if(SAPCONTACT_BUILD_FCLIB)
-  string(APPEND all_libs "-lsapcontact_fclib ")
-endif()
-string(APPEND all_libs "${SAPCONTACT_PC_SOLVER_LIBS}")
-if(SAPCONTACT_BUILD_FCLIB)
-  string(APPEND all_libs " ${FCLIB_LIBRARY} ${HDF5_C_LIBRARY}")
-endif()
-set(SAPCONTACT_PC_LIBS "${all_libs} ${SAPCONTACT_PC_CHOLMOD_LIBS}")
-configure_file(cmake/sapcontact.pc.in ${PROJECT_BINARY_DIR}/sapcontact.pc
-  @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/sapcontact-solver.pc
-  ${PROJECT_BINARY_DIR}/sapcontact.pc
-  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+set(SAPCONTACT_PC_DESCRIPTION_multibody
+  "sapcontact kinematic trees: mass matrix, bias forces, Jacobians")
+set(SAPCONTACT_PC_DESCRIPTION_fclib "sapcontact FCLib problem files")
+set(SAPCONTACT_PC_DESCRIPTION_sim
+  "sapcontact simulator: scenes, collision, URDF robots, time stepping")
+set(SAPCONTACT_PC_DESCRIPTION_studies
+  "sapcontact parameter sweeps, metrics and plots")
+foreach(component ${SAPCONTACT_COMPONENTS})
+  sapcontact_write_pkg_config(sapcontact_${component}
+    sapcontact-${component} "${SAPCONTACT_PC_DESCRIPTION_${component}}")
+endforeach()
+string(REPLACE ";" ", " components "${SAPCONTACT_COMPONENTS}")
+sapcontact_write_pkg_config(sapcontact sapcontact
+  "sapcontact: every component built (${components})")

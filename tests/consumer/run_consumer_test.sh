@@ -25,6 +25,23 @@ check_solver_only() {  # $1: binary, $2: link command file
   fi
 }
 
+# One program per component (project/), what it is run with, and how.
+components=(solver multibody fclib sim studies)
+declare -A sources=([solver]=two_box_stack.cc [multibody]=multibody_consumer.cc
+  [fclib]=fclib_consumer.cc [sim]=sim_consumer.cc
+  [studies]=studies_consumer.cc)
+run_consumer() {  # $1: what, $2: binary
+  local c arg=()
+  c=$(basename "$2"); c=${c%%_*}
+  case $c in
+    fclib) arg=("$tmp/fclib_$RANDOM.hdf5") ;;
+    sim|studies) arg=("$src/config/scenes") ;;
+  esac
+  "$2" "${arg[@]}" > "$tmp/run.log" 2>&1 \
+    || { cat "$tmp/run.log"; fail "$1"; }
+  echo "-- ran $1: $(tail -1 "$tmp/run.log")"
+}
+
 case $mode in
 installed)
   prefix=$tmp/prefix
@@ -44,30 +61,83 @@ installed)
   done
   "$prefix/bin/sapsim" --help > /dev/null || fail "installed sapsim --help"
 
-  # CMake package: solver-only program, the repository's examples, everything.
+  # CMake package: one program per component (project/component), the
+  # repository's examples, everything.
+  t0=$SECONDS
   cmake -S "$here/project" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
     -DSAPCONTACT_EXAMPLES_DIR="$src/examples" -DCMAKE_BUILD_TYPE=Release \
     > "$tmp/configure.log" || { cat "$tmp/configure.log"; fail "configure"; }
   cmake --build "$tmp/consumer" -j "$jobs" > "$tmp/build.log" \
     || { cat "$tmp/build.log"; fail "build"; }
-  "$tmp/consumer/two_box_stack" || fail "two_box_stack (CMake package)"
-  "$tmp/consumer/embedding_example" || fail "embedding_example (installed)"
-  "$tmp/consumer/scene_stepping_example" > /dev/null \
-    || fail "scene_stepping_example (installed)"
-  check_solver_only "$tmp/consumer/two_box_stack" \
-    "$tmp/consumer/CMakeFiles/two_box_stack.dir/link.txt"
+  echo "-- CMake package: configured and built in $((SECONDS - t0)) s"
+  for c in "${components[@]}"; do
+    run_consumer "$c (find_package COMPONENTS $c)" "$tmp/consumer/${c}_consumer"
+  done
+  run_consumer "embedding_example (installed)" "$tmp/consumer/embedding_example"
+  run_consumer "scene_stepping_example (installed)" \
+    "$tmp/consumer/scene_stepping_example"
+  run_consumer "articulated_tree_example (sapcontact::sapcontact)" \
+    "$tmp/consumer/articulated_tree_example"
+  check_solver_only "$tmp/consumer/solver_consumer" \
+    "$tmp/consumer/component_solver/CMakeFiles/solver_consumer.dir/link.txt"
 
-  # pkg-config.
+  # pkg-config: every installed .pc is one of ours and names our libraries
+  # only; sapcontact.pc links every installed library; each component's
+  # program is compiled with sapcontact-<component>.pc and linked once with
+  # it and once with sapcontact.pc, and both binaries run.
   export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
-  flags=$(pkg-config --cflags --libs sapcontact-solver)
-  echo "-- pkg-config --cflags --libs sapcontact-solver: $flags"
-  echo "g++ -std=c++17 -O2 $here/project/two_box_stack.cc $flags" \
-    > "$tmp/pkgconfig_link.txt"
-  # shellcheck disable=SC2086
-  g++ -std=c++17 -O2 "$here/project/two_box_stack.cc" -o "$tmp/two_box_stack_pc" \
-    $flags || fail "build with pkg-config"
-  "$tmp/two_box_stack_pc" > /dev/null || fail "two_box_stack (pkg-config)"
-  check_solver_only "$tmp/two_box_stack_pc" "$tmp/pkgconfig_link.txt"
+  # With shared libraries (BUILD_SHARED_LIBS=ON) the pkg-config builds have
+  # no run path to the prefix.
+  export LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  expected_pc=$( (printf 'sapcontact-%s.pc\n' "${components[@]}";
+                  echo sapcontact.pc) | sort)
+  [[ $(ls "$prefix/lib/pkgconfig" | sort) == "$expected_pc" ]] \
+    || fail "installed .pc files: $(ls "$prefix/lib/pkgconfig" | tr '\n' ' ')"
+  all_libs=$(pkg-config --libs sapcontact) || fail "pkg-config sapcontact"
+  all_cflags=$(pkg-config --cflags sapcontact)
+  echo "-- pkg-config --cflags --libs sapcontact: $all_cflags $all_libs"
+  for lib in "$prefix"/lib/libsapcontact_*; do
+    name=$(basename "$lib"); name=${name#lib}; name=${name%%.*}
+    [[ " $all_libs " == *" -l$name "* ]] \
+      || fail "sapcontact.pc does not link the installed $(basename "$lib")"
+  done
+  t0=$SECONDS
+  mkdir -p "$tmp/pc"
+  for c in "${components[@]}"; do
+    flags=$(pkg-config --cflags sapcontact-$c) \
+      || fail "pkg-config --cflags sapcontact-$c"
+    for f in $flags; do
+      [[ " $all_cflags " == *" $f "* ]] \
+        || fail "sapcontact.pc lacks sapcontact-$c.pc's flag $f"
+    done
+    libs=$(pkg-config --libs sapcontact-$c) || fail "pkg-config sapcontact-$c"
+    echo "-- pkg-config --cflags --libs sapcontact-$c: $flags $libs"
+    echo "g++ $flags $libs" > "$tmp/pc/$c.link.txt"
+    (
+      # shellcheck disable=SC2086
+      g++ -std=c++17 -O2 -c "$here/project/${sources[$c]}" -o "$tmp/pc/$c.o" \
+        $flags > "$tmp/pc/$c.log" 2>&1 \
+      && g++ "$tmp/pc/$c.o" -o "$tmp/pc/${c}_consumer" $libs \
+        >> "$tmp/pc/$c.log" 2>&1 \
+      && g++ "$tmp/pc/$c.o" -o "$tmp/pc/${c}_consumer_all" $all_libs \
+        >> "$tmp/pc/$c.log" 2>&1
+    ) &
+    while (( $(jobs -rp | wc -l) >= jobs )); do wait -n || true; done
+  done
+  wait
+  for c in "${components[@]}"; do
+    [[ -x $tmp/pc/${c}_consumer && -x $tmp/pc/${c}_consumer_all ]] \
+      || { cat "$tmp/pc/$c.log"; fail "build $c with pkg-config"; }
+  done
+  echo "-- pkg-config: compiled and linked in $((SECONDS - t0)) s"
+  for c in "${components[@]}"; do
+    run_consumer "$c (pkg-config sapcontact-$c)" "$tmp/pc/${c}_consumer"
+    run_consumer "$c (pkg-config sapcontact)" "$tmp/pc/${c}_consumer_all"
+  done
+  check_solver_only "$tmp/pc/solver_consumer" "$tmp/pc/solver.link.txt"
+  if grep -E -o 'cholmod|yaml|hdf5|fclib|sapcontact_sap' "$tmp/pc/multibody.link.txt"; then
+    fail "sapcontact-multibody.pc links more than the multibody library"
+  fi
 
   # The version file: 0.2 is accepted above; another minor version is not.
   mkdir -p "$tmp/v"
