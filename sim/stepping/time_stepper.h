@@ -191,6 +191,30 @@ class TimeStepper {
   // name the bodies.
   std::string NameBodies(const std::string& message) const;
 
+  // The phases of Step(), in order (the shape of MuJoCo's mj_step:
+  // mj_fwdPosition, mj_collision, mj_fwdConstraint, then integration).
+  // Prescribed bodies' velocities over the step, collider poses and motion
+  // bounds at the start of the step (robot link geometries:
+  // UpdateRobotColliderPoses, robot_stepping.cc).
+  void UpdateColliderPoses();
+  void UpdateRobotColliderPoses();
+  // Collision detection into contacts_; contacts and max penetration.
+  void Collide(StepInfo* info);
+  // BuildProblem, then SAP or the rigid QP into v_next_ and impulses_.
+  void SolveContacts(StepInfo* info);
+  void SolveSap(StepInfo* info);
+  void SolveRigidQp(StepInfo* info);
+  // Throws SimulationError naming the first body whose new velocity is not
+  // finite.
+  void CheckVelocities(const StepInfo& info) const;
+  // StepInfo::max_hover and hover_contact from v_next_ and impulses_.
+  void MeasureGliding(StepInfo* info) const;
+  // Symplectic Euler with v_next_: robots (their efforts too), then
+  // prescribed and free bodies.
+  void IntegrateRobots(const StepInfo& info);
+  void IntegrateBodies();
+
+  // Robots (robot_stepping.cc).
   void SetUpRobots();
   void AddRobotProblem(int r);
   // The tree and 3 x n Jacobian block of collider `c` at world point p,
@@ -219,6 +243,7 @@ class TimeStepper {
   std::vector<Eigen::MatrixXd> robot_M_;
   std::vector<Eigen::VectorXd> robot_momentum_, robot_previous_v_;
   Eigen::MatrixXd M_, M_plus_, point_J_, frame_J_;
+  std::vector<Eigen::Matrix<double, 6, 1>> link_velocities_;  // scratch
   Eigen::VectorXd bias_, tau_;
   std::vector<int> tree_of_body_;  // -1 for fixed bodies
   // Contact parameters of every material pair (Scene::PairParameters),

@@ -1,0 +1,338 @@
+// Robots in the time step (docs/robots.md, docs/theory.md §17): their
+// trees and colliders at construction, state changes, the variational free
+// motion and joint-limit, mimic and PD-actuation constraints of each step,
+// link geometry poses before collision, and position integration after the
+// solve. Part of TimeStepper (sim/stepping/time_stepper.h).
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sapcontact/sim/stepping/time_stepper.h"
+
+namespace sapcontact {
+
+void TimeStepper::SetUpRobots() {
+  const int nb = static_cast<int>(scene_.bodies.size());
+  collider_name_.clear();
+  for (const Body& b : scene_.bodies) collider_name_.push_back(b.name);
+  collider_robot_.assign(nb, -1);
+  collider_link_.assign(nb, -1);
+  collider_geometry_.assign(nb, -1);
+  const int nr = static_cast<int>(scene_.robots.size());
+  if (nr > 0 && scene_.solver.model != SolverModel::kSap) {
+    throw std::invalid_argument(
+        "robots: solver.model rigid takes contacts only; robots need joint "
+        "limits and actuation as constraints (use solver.model sap)");
+  }
+  robot_state_.resize(nr);
+  tree_of_robot_.assign(nr, -1);
+  link_poses_.resize(nr);
+  robot_efforts_.resize(nr);
+  applied_tau_.resize(nr);
+  robot_M_.resize(nr);
+  robot_momentum_.resize(nr);
+  robot_previous_v_.resize(nr);
+  actuation_of_robot_.assign(nr, -1);
+  int guess_size = static_cast<int>(guess_.size());
+  for (int r = 0; r < nr; ++r) {
+    const RobotSpec& spec = scene_.robots[r];
+    const MultibodyTree& tree = spec.description.tree;
+    RobotState& st = robot_state_[r];
+    st.q = RobotInitialPositions(spec);
+    st.v = RobotInitialVelocities(spec);
+    robot_M_[r].resize(0, 0);
+    CalcMassMatrix(tree, st.q, &robot_M_[r]);
+    if (tree.num_velocities() > 0 &&
+        Eigen::LLT<Eigen::MatrixXd>(robot_M_[r]).info() != Eigen::Success) {
+      throw std::invalid_argument(
+          "robots." + spec.name +
+          ": the mass matrix at the initial state is "
+          "not positive definite: a link that moves has no mass or "
+          "rotational inertia (URDF <inertial>)");
+    }
+    robot_momentum_[r] = robot_M_[r] * st.v;
+    robot_previous_v_[r] = st.v;
+    robot_efforts_[r] = Eigen::VectorXd::Zero(spec.actuation.size());
+    if (tree.num_velocities() > 0) {
+      tree_of_robot_[r] = static_cast<int>(problem_.trees.size());
+      Tree t;
+      t.A = Eigen::MatrixXd::Zero(tree.num_velocities(), tree.num_velocities());
+      t.v_star = Eigen::VectorXd::Zero(tree.num_velocities());
+      t.name = spec.name;
+      problem_.trees.push_back(std::move(t));
+      guess_size += tree.num_velocities();
+    }
+    for (size_t g = 0; g < spec.description.geometries.size(); ++g) {
+      const RobotGeometry& geometry = spec.description.geometries[g];
+      collider_robot_.push_back(r);
+      collider_link_.push_back(geometry.link);
+      collider_geometry_.push_back(static_cast<int>(g));
+      collider_name_.push_back(spec.name + "/" + geometry.name);
+    }
+    CalcLinkPoses(tree, st.q, &link_poses_[r]);
+  }
+  robot_of_tree_.assign(problem_.trees.size(), -1);
+  for (int r = 0; r < nr; ++r) {
+    if (tree_of_robot_[r] >= 0) robot_of_tree_[tree_of_robot_[r]] = r;
+  }
+  guess_.resize(guess_size);
+}
+
+void TimeStepper::SetRobotState(int r, const RobotState& state) {
+  if (r < 0 || r >= static_cast<int>(robot_state_.size())) {
+    throw std::invalid_argument("TimeStepper::SetRobotState: no robot " +
+                                std::to_string(r));
+  }
+  const MultibodyTree& tree = scene_.robots[r].description.tree;
+  if (state.q.size() != tree.num_positions() ||
+      state.v.size() != tree.num_velocities()) {
+    throw std::invalid_argument(
+        "TimeStepper::SetRobotState: robot '" + scene_.robots[r].name +
+        "' has " + std::to_string(tree.num_positions()) + " positions and " +
+        std::to_string(tree.num_velocities()) + " velocities");
+  }
+  robot_state_[r] = state;
+  CalcLinkPoses(tree, state.q, &link_poses_[r]);
+  CalcMassMatrix(tree, state.q, &robot_M_[r]);
+  robot_momentum_[r] = robot_M_[r] * state.v;
+  robot_previous_v_[r] = state.v;
+  have_previous_guess_ = false;
+}
+
+std::vector<Eigen::Isometry3d> TimeStepper::LinkPoses(int r) const {
+  return link_poses_.at(r);
+}
+
+void TimeStepper::AddRobotProblem(int r) {
+  const RobotSpec& spec = scene_.robots[r];
+  const MultibodyTree& mb = spec.description.tree;
+  const RobotState& st = robot_state_[r];
+  const int t = tree_of_robot_[r];
+  if (t < 0) return;
+  const double dt = scene_.time_step;
+  const double t_end = time_ + dt;
+  const int n = mb.num_velocities();
+  // A = M + dt D, v* = A^-1 (M v + dt (tau_ext - c)).
+  // The discrete Euler-Lagrange step of the Lagrangian with M at the start
+  // of the step (docs/theory.md §17): with the momentum p_k = M(q_(k-1)) v_k
+  // carried from the last step,
+  //   (M(q_k) + dt D) v* = p_k + dt (tau_ext - g(q_k) + k(q_k, v*)),
+  //   k(q, v) = 1/2 d(v' M(q) v)/dq = Mdot(q, v) v - c_C(q, v),
+  // c_C the Coriolis and centrifugal forces (RNEA without gravity) and g the
+  // gravity load. k is evaluated at v* by fixed-point iteration. A
+  // variational integrator: unlike v* = v + dt M^-1 (tau - c(q, v)) it does
+  // not drift in energy when M depends on q.
+  Eigen::MatrixXd& M = robot_M_[r];
+  CalcMassMatrix(mb, st.q, &M);
+  CalcBiasForces(mb, st.q, Eigen::VectorXd::Zero(n), scene_.gravity, &bias_);
+  tau_ = -bias_;
+  for (const ExternalForce& f : scene_.external_forces) {
+    if (f.robot != r) continue;
+    const Eigen::Vector3d p = link_poses_[r][f.link] * f.point;
+    CalcFrameJacobian(mb, link_poses_[r], f.link, p, &frame_J_);
+    Eigen::Matrix<double, 6, 1> wrench;
+    wrench << f.force.Value(t_end), f.torque.Value(t_end);
+    tau_.noalias() += frame_J_.transpose() * wrench;
+  }
+  if (applied_tau_[r].size() == n) tau_ += applied_tau_[r];
+  Tree& tree = problem_.trees[t];
+  tree.A = M;
+  tree.A.diagonal() += dt * mb.DampingVector();
+  const Eigen::LLT<Eigen::MatrixXd> llt(tree.A);
+  if (llt.info() != Eigen::Success) {
+    Fail("robot '" + spec.name +
+         "': the mass matrix is not positive definite (a moving link "
+         "without mass or inertia?)");
+  }
+  const Eigen::VectorXd& p_k = robot_momentum_[r];
+  {
+    const Eigen::VectorXd v = 2.0 * st.v - robot_previous_v_[r];
+    const double speed = v.lpNorm<Eigen::Infinity>();
+    Eigen::VectorXd k = Eigen::VectorXd::Zero(n);
+    if (speed > 0) {
+      // Mdot v by central differences of M along v.
+      const double h = 1e-6 / speed;
+      Eigen::VectorXd q_plus, q_minus;
+      IntegratePositions(mb, st.q, v, h, &q_plus);
+      IntegratePositions(mb, st.q, v, -h, &q_minus);
+      CalcMassMatrix(mb, q_plus, &M_plus_);
+      CalcMassMatrix(mb, q_minus, &M_);
+      k.noalias() = (M_plus_ - M_) * v / (2 * h);
+      CalcBiasForces(mb, st.q, v, Eigen::Vector3d::Zero(), &bias_);
+      k -= bias_;
+    }
+    tree.v_star = llt.solve(p_k + dt * (tau_ + k));
+  }
+  // The tree's offset in the stacked velocities (bodies' trees first).
+  int offset = 6 * static_cast<int>(body_of_tree_.size());
+  for (int q = 0; q < r; ++q) {
+    if (tree_of_robot_[q] >= 0) {
+      offset += scene_.robots[q].description.tree.num_velocities();
+    }
+  }
+  guess_.segment(offset, n) = st.v;
+
+  auto unit_row = [&](int i, double sign) {
+    ConstraintJacobianBlock b;
+    b.tree = t;
+    b.J = Eigen::MatrixXd::Zero(1, n);
+    b.J(0, i) = sign;
+    return b;
+  };
+  // Joint limits near the current position (docs/theory.md §17): a limit
+  // enters when it is within the distance the joint could travel this step
+  // (Drake's window 2 dt max(|v|, |v*|)) plus 1 mm (or mrad).
+  if (spec.joint_limits) {
+    for (int j = 0; j < mb.num_links(); ++j) {
+      const Joint& joint = mb.joint(j);
+      if (joint.type != JointType::kRevolute &&
+          joint.type != JointType::kPrismatic) {
+        continue;
+      }
+      const int i = mb.velocity_start(j);
+      const double q = st.q(mb.position_start(j));
+      const double window =
+          2.0 * dt * std::max(std::abs(st.v(i)), std::abs(tree.v_star(i))) +
+          1e-3;
+      for (int side = 0; side < 2; ++side) {
+        const double bound = side == 0 ? joint.lower : joint.upper;
+        if (!std::isfinite(bound)) continue;
+        const double gap = side == 0 ? q - bound : bound - q;
+        if (gap > window) continue;
+        LimitConstraint lim;
+        lim.first = unit_row(i, side == 0 ? 1.0 : -1.0);
+        lim.g0 = Eigen::VectorXd::Constant(1, gap);
+        lim.name = spec.name + "/" + joint.name +
+                   (side == 0 ? " lower limit" : " upper limit");
+        problem_.limits.push_back(std::move(lim));
+      }
+    }
+  }
+  // URDF mimic couplings: q_f - m q_l - offset = 0, near-rigid.
+  for (const JointCoupling& c : spec.description.couplings) {
+    HolonomicConstraint h;
+    h.first = unit_row(mb.velocity_start(c.follower), 1.0);
+    h.first.J(0, mb.velocity_start(c.leader)) -= c.multiplier;
+    h.g0 = Eigen::VectorXd::Constant(
+        1, st.q(mb.position_start(c.follower)) -
+               c.multiplier * st.q(mb.position_start(c.leader)) - c.offset);
+    h.name = spec.name + "/" + mb.joint(c.follower).name + " mimic";
+    problem_.holonomic.push_back(std::move(h));
+  }
+  // Implicit PD actuation, one row per actuated joint.
+  actuation_of_robot_[r] = -1;
+  const int m = static_cast<int>(spec.actuation.size());
+  if (m == 0) return;
+  ActuationConstraint a;
+  a.name = spec.name;
+  a.first.tree = t;
+  a.first.J = Eigen::MatrixXd::Zero(m, n);
+  a.position.resize(m);
+  a.target.resize(m);
+  a.target_velocity.resize(m);
+  a.feedforward.resize(m);
+  a.kp.resize(m);
+  a.kd.resize(m);
+  a.effort_limit.resize(m);
+  for (int k = 0; k < m; ++k) {
+    const JointActuation& act = spec.actuation[k];
+    a.first.J(k, mb.velocity_start(act.joint)) = 1.0;
+    a.position(k) = st.q(mb.position_start(act.joint));
+    a.target(k) = act.target.ScalarValue(t_end);
+    a.target_velocity(k) = act.target_velocity.ScalarValue(t_end);
+    a.feedforward(k) = act.feedforward.ScalarValue(t_end);
+    a.kp(k) = act.kp;
+    a.kd(k) = act.kd;
+    a.effort_limit(k) = act.effort_limit;
+  }
+  actuation_of_robot_[r] = static_cast<int>(problem_.actuation.size());
+  problem_.actuation.push_back(std::move(a));
+}
+
+void TimeStepper::SetAppliedGeneralizedForces(int r,
+                                              const Eigen::VectorXd& tau) {
+  if (r < 0 || r >= static_cast<int>(robot_state_.size())) {
+    throw std::invalid_argument(
+        "TimeStepper::SetAppliedGeneralizedForces: no robot " +
+        std::to_string(r));
+  }
+  const int n = scene_.robots[r].description.tree.num_velocities();
+  if (tau.size() != n || !tau.allFinite()) {
+    throw std::invalid_argument(
+        "TimeStepper::SetAppliedGeneralizedForces: robot '" +
+        scene_.robots[r].name + "' needs " + std::to_string(n) +
+        " finite generalized forces, got " + std::to_string(tau.size()));
+  }
+  applied_tau_[r] = tau;
+}
+
+void TimeStepper::UpdateRobotColliderPoses() {
+  const double dt = scene_.time_step;
+  // Robot link geometries: poses from the link poses, motion bounds from
+  // the link velocities.
+  for (int c = static_cast<int>(state_.size()); c < num_colliders(); ++c) {
+    const int r = collider_robot_[c];
+    const RobotGeometry& geometry =
+        scene_.robots[r].description.geometries[collider_geometry_[c]];
+    const Eigen::Isometry3d& X_WL = link_poses_[r][geometry.link];
+    Pose& pose = poses_[c];
+    pose.position = X_WL * geometry.pose_in_link.position;
+    pose.orientation =
+        Eigen::Quaterniond(X_WL.linear()) * geometry.pose_in_link.orientation;
+    if (c == static_cast<int>(state_.size()) || collider_robot_[c - 1] != r) {
+      CalcLinkVelocities(scene_.robots[r].description.tree, robot_state_[r].q,
+                         robot_state_[r].v, &link_velocities_);
+    }
+    const Eigen::Matrix<double, 6, 1>& V = link_velocities_[geometry.link];
+    const Vector3 w = V.tail<3>();
+    const Vector3 v = V.head<3>() + w.cross(pose.position - X_WL.translation());
+    motion_bounds_[c] =
+        MotionBound(geometry.shape, v, w, dt) + dt * dt * scene_.gravity.norm();
+  }
+}
+
+void TimeStepper::IntegrateRobots(const StepInfo& info) {
+  const double dt = scene_.time_step;
+  const Eigen::VectorXd& v_next = v_next_;
+  int offset = 6 * static_cast<int>(body_of_tree_.size());
+  for (int r = 0; r < static_cast<int>(robot_state_.size()); ++r) {
+    const int t = tree_of_robot_[r];
+    if (t < 0) continue;
+    const MultibodyTree& mb = scene_.robots[r].description.tree;
+    RobotState& st = robot_state_[r];
+    const int n = mb.num_velocities();
+    robot_previous_v_[r] = st.v;
+    st.v = v_next.segment(offset, n);
+    offset += n;
+    robot_momentum_[r].noalias() = robot_M_[r] * st.v;  // p_(k+1)
+    if (!st.v.allFinite()) {
+      Fail("robot '" + scene_.robots[r].name +
+           "': velocity is not finite after the contact solve" +
+           (info.failed ? " (" + info.failure + ")" : ""));
+    }
+    Eigen::VectorXd q_next;
+    IntegratePositions(mb, st.q, st.v, dt, &q_next);
+    st.q = q_next;
+    CalcLinkPoses(mb, st.q, &link_poses_[r]);
+    const int a = actuation_of_robot_[r];
+    if (a >= 0 && scene_.solver.model == SolverModel::kSap) {
+      int row = 0;
+      for (size_t k = 0; k < problem_.limits.size(); ++k) {
+        row += static_cast<int>(problem_.limits[k].g0.size());
+      }
+      for (size_t k = 0; k < problem_.holonomic.size(); ++k) {
+        row += static_cast<int>(problem_.holonomic[k].g0.size());
+      }
+      for (int k = 0; k < a; ++k) {
+        row += static_cast<int>(problem_.actuation[k].position.size());
+      }
+      robot_efforts_[r] = sap_results_.constraint_impulses.segment(
+                              row, robot_efforts_[r].size()) /
+                          dt;
+    }
+  }
+}
+
+}  // namespace sapcontact
