@@ -12,12 +12,23 @@ namespace sapcontact::python {
 
 namespace py = pybind11;
 
-/// SapProblem, SapSolverParameters, SapSolver, SapResults and statistics,
-/// RigidQpSolver, calc_inverse_dynamics (solver_bindings.cc).
-void DefineSolver(py::module_& m);
+/// SapSolverParameters (solver_parameters_bindings.cc).
+void DefineSolverParameters(py::module_& m);
+/// SapProblem (problem_bindings.cc).
+void DefineProblem(py::module_& m);
+/// SapSolverStatistics, SapIslandStatistics
+/// (solver_statistics_bindings.cc).
+void DefineSolverStatistics(py::module_& m);
+/// SapSolver, SapResults, SapSolverStatus, InverseDynamics,
+/// calc_inverse_dynamics (sap_solver_bindings.cc).
+void DefineSapSolver(py::module_& m);
+/// RigidQpSolver, RigidQpSolverOptions, RigidQpResults, RigidQpStatus
+/// (rigid_qp_bindings.cc).
+void DefineRigidQp(py::module_& m);
 /// read_fclib, solve_fclib (fclib_bindings.cc).
 void DefineFclib(py::module_& m);
-/// run_scene, Simulation (simulation_bindings.cc).
+/// SimulationError, run_scene and RunResult (run_scene_bindings.cc),
+/// Simulation (simulation_bindings.cc, simulation_control_bindings.cc).
 void DefineSimulation(py::module_& m);
 /// sweep (sweep_bindings.cc).
 void DefineSweep(py::module_& m);
@@ -27,7 +38,7 @@ void DefineSweep(py::module_& m);
 void WrapDocstrings(py::module_& m);
 
 /// A file path argument (str or os.PathLike) as text; TypeError naming
-/// `name` otherwise.
+/// `name` otherwise (scene_arguments.cc).
 std::string PathArgument(py::handle value, const std::string& name);
 
 /// Scene overrides as "key=value" texts from a dict {key: value} (numbers

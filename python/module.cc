@@ -14,7 +14,11 @@ PYBIND11_MODULE(_sapcontact, m) {
       "SI units throughout; per-contact vectors are rows (n, t1, t2) of "
       "(num_contacts, 3) arrays, n pointing from body A into body B.";
   m.attr("__version__") = SAPCONTACT_VERSION;
-  sapcontact::python::DefineSolver(m);
+  sapcontact::python::DefineSolverParameters(m);
+  sapcontact::python::DefineProblem(m);
+  sapcontact::python::DefineSolverStatistics(m);
+  sapcontact::python::DefineSapSolver(m);
+  sapcontact::python::DefineRigidQp(m);
   sapcontact::python::DefineFclib(m);
   sapcontact::python::DefineSimulation(m);
   sapcontact::python::DefineSweep(m);
