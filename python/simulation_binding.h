@@ -5,6 +5,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <Eigen/Core>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,6 +27,18 @@ py::object& SimulationErrorType();
 Scene LoadPythonScene(const std::string& path,
                       const std::vector<std::string>& overrides);
 
+// A force and torque held on a body or a robot link (apply_force), turned
+// into the stepper's applied wrench or generalized forces before every step
+// (a body-frame force turns with the body; a link's J' w changes with q).
+struct HeldWrench {
+  int body{-1};             // scene body, or -1 for a link
+  int robot{-1}, link{-1};  // a robot's link (tree link index)
+  Eigen::Vector3d force{Eigen::Vector3d::Zero()};   // [N]
+  Eigen::Vector3d torque{Eigen::Vector3d::Zero()};  // [N m]
+  Eigen::Vector3d point{Eigen::Vector3d::Zero()};   // body/link frame [m]
+  bool body_frame{false};  // force and torque in the body/link frame
+};
+
 // The Python Simulation: a TimeStepper and a lock (one step at a time).
 // step() holds the lock with the GIL released; every other method takes it
 // through Lock(), which waits without holding the GIL, and step() never
@@ -34,6 +47,13 @@ struct PySimulation {
   std::unique_ptr<TimeStepper> stepper;
   std::mutex mutex;
   StepInfo last;
+  // Forces held for every following step (simulation_control_bindings.cc):
+  // wrenches on bodies and links, per robot the generalized forces of
+  // apply_generalized_forces and the joint torques of set_joint_torques
+  // (empty: none).
+  std::vector<HeldWrench> wrenches;
+  std::vector<Eigen::VectorXd> generalized_forces, joint_torques;
+  bool holds_forces{false};
 
   std::unique_lock<std::mutex> Lock() {
     std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
@@ -44,42 +64,36 @@ struct PySimulation {
     return lock;
   }
 
-  int BodyIndex(py::handle body) const {
-    const Scene& scene = stepper->scene();
-    if (py::isinstance<py::str>(body)) {
-      const std::string name = body.cast<std::string>();
-      const int b = scene.FindBody(name);
-      if (b >= 0) return b;
-      throw py::value_error("body: no body named '" + name + "'");
-    }
-    const int b = body.cast<int>();
-    if (b < 0 || b >= static_cast<int>(scene.bodies.size())) {
-      throw py::value_error("body: " + std::to_string(b) +
-                            " is not a body index (the scene has " +
-                            std::to_string(scene.bodies.size()) + " bodies)");
-    }
-    return b;
-  }
-  int RobotIndex(py::handle robot) const {
-    const Scene& scene = stepper->scene();
-    if (py::isinstance<py::str>(robot)) {
-      const std::string name = robot.cast<std::string>();
-      const int r = scene.FindRobot(name);
-      if (r >= 0) return r;
-      throw py::value_error("robot: no robot named '" + name + "'");
-    }
-    const int r = robot.cast<int>();
-    if (r < 0 || r >= static_cast<int>(scene.robots.size())) {
-      throw py::value_error("robot: " + std::to_string(r) +
-                            " is not a robot index");
-    }
-    return r;
-  }
+  /// A body by name or index; ValueError naming the nearest names.
+  int BodyIndex(py::handle body) const;
+  /// A robot by name or index; ValueError naming the nearest names.
+  int RobotIndex(py::handle robot) const;
+  /// A link of robot r by name; ValueError naming the nearest links.
+  int LinkIndex(int r, const std::string& link) const;
+  /// Robot r's 1-DOF joints (revolute, prismatic) in tree order: their
+  /// tree joint indices (simulation_robot_bindings.cc).
+  std::vector<int> Joints(int r) const;
+  std::vector<std::string> JointNames(int r) const;
+  /// The tree joint index of robot r's 1-DOF joint `joint`; ValueError
+  /// naming the nearest joints.
+  int JointIndex(int r, const std::string& joint) const;
+
+  /// Hands the held forces to the stepper at the current state; called
+  /// before every step without the GIL (simulation_control_bindings.cc).
+  void ApplyHeldForces();
+  /// Steps n times (ApplyHeldForces before each); without the GIL.
+  void StepWithoutGil(int n);
 };
+
+/// robot_state(r) as a dict (simulation_robot_bindings.cc).
+py::dict RobotStateDict(const PySimulation& s, int r);
 
 /// RunResult and run_scene (run_scene_bindings.cc).
 void DefineRunScene(py::module_& m);
 /// Simulation's forces and contacts (simulation_control_bindings.cc).
 void DefineSimulationControl(py::class_<PySimulation>& c);
+/// Simulation's robot methods: joints, links, robot state
+/// (simulation_robot_bindings.cc).
+void DefineSimulationRobots(py::class_<PySimulation>& c);
 
 }  // namespace sapcontact::python

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "python/bindings.h"
+#include "python/name_lookup.h"
 #include "python/numpy_arguments.h"
 #include "python/problem_binding.h"
 #include "python/simulation_binding.h"
@@ -38,6 +39,37 @@ Scene LoadPythonScene(const std::string& path,
   } catch (const SceneError& e) {
     throw py::value_error(e.what());
   }
+}
+
+int PySimulation::BodyIndex(py::handle body) const {
+  const Scene& scene = stepper->scene();
+  if (py::isinstance<py::str>(body)) {
+    std::vector<std::string> names;
+    for (const Body& b : scene.bodies) names.push_back(b.name);
+    return IndexOfName(body.cast<std::string>(), names, "body", "body");
+  }
+  const int b = body.cast<int>();
+  if (b < 0 || b >= static_cast<int>(scene.bodies.size())) {
+    throw py::value_error("body: " + std::to_string(b) +
+                          " is not a body index (the scene has " +
+                          std::to_string(scene.bodies.size()) + " bodies)");
+  }
+  return b;
+}
+
+int PySimulation::RobotIndex(py::handle robot) const {
+  const Scene& scene = stepper->scene();
+  if (py::isinstance<py::str>(robot)) {
+    std::vector<std::string> names;
+    for (const RobotSpec& r : scene.robots) names.push_back(r.name);
+    return IndexOfName(robot.cast<std::string>(), names, "robot", "robot");
+  }
+  const int r = robot.cast<int>();
+  if (r < 0 || r >= static_cast<int>(scene.robots.size())) {
+    throw py::value_error("robot: " + std::to_string(r) +
+                          " is not a robot index");
+  }
+  return r;
 }
 
 namespace {
@@ -81,6 +113,8 @@ void DefineSimulation(py::module_& m) {
                                               OverrideList(overrides));
           auto s = std::make_unique<PySimulation>();
           s->stepper = std::make_unique<TimeStepper>(scene);
+          s->generalized_forces.resize(scene.robots.size());
+          s->joint_torques.resize(scene.robots.size());
           return s;
         }),
         py::arg("path"), py::arg("overrides") = py::none(),
@@ -96,7 +130,7 @@ void DefineSimulation(py::module_& m) {
               py::gil_scoped_release release;
               std::lock_guard<std::mutex> lock(s.mutex);
               try {
-                for (int i = 0; i < n; ++i) s.last = s.stepper->Step();
+                s.StepWithoutGil(n);
               } catch (const SimulationError& e) {
                 error = e;
               }
@@ -192,9 +226,13 @@ void DefineSimulation(py::module_& m) {
             d["angular_velocities"] = ToNumpy(w);
             py::dict robots;
             for (size_t r = 0; r < scene.robots.size(); ++r) {
+              const RobotState& state = s.stepper->robot_states()[r];
               py::dict rs;
-              rs["q"] = ToNumpy(s.stepper->robot_states()[r].q);
-              rs["v"] = ToNumpy(s.stepper->robot_states()[r].v);
+              rs["q"] = ToNumpy(state.q);
+              rs["v"] = ToNumpy(state.v);
+              const py::dict joints = RobotStateDict(s, static_cast<int>(r));
+              rs["joints"] = joints["joints"];
+              rs["effort"] = joints["effort"];
               robots[py::str(scene.robots[r].name)] = rs;
             }
             d["robots"] = robots;
@@ -203,7 +241,10 @@ void DefineSimulation(py::module_& m) {
           "The current state as a dict: time [s], body_names, fixed, "
           "positions (nb, 3) [m], quaternions (nb, 4) (w, x, y, z), "
           "velocities (nb, 3) [m/s], angular_velocities (nb, 3) [rad/s] "
-          "(world frame), robots {name: {'q', 'v'}}.")
+          "(world frame), robots {name: {'q', 'v', 'joints', 'effort'}}: q and "
+          "v "
+          "every coordinate of the robot's tree (a floating base first), "
+          "joints and effort as robot_state's.")
       .def(
           "set_body_state",
           [](PySimulation& s, const py::object& body,
@@ -246,6 +287,7 @@ void DefineSimulation(py::module_& m) {
           "[rad/s], world frame.");
 
   DefineSimulationControl(c);
+  DefineSimulationRobots(c);
 
   c.def(
        "last_problem",

@@ -483,15 +483,52 @@ class Simulation:
     ) -> None: ...
     def apply_force(
         self,
-        body: Union[str, int],
+        target: Union[str, int],
         force: _ArrayLike,
         torque: Optional[_ArrayLike] = None,
-    ) -> None: ...
+        point: Optional[_ArrayLike] = None,
+        frame: str = "world",
+    ) -> None:
+        """A body or 'robot/link'; force [N], torque [N m], point in the
+        target's frame [m]; frame 'world' | 'body'; held until cleared."""
     def apply_generalized_forces(
         self, robot: Union[str, int], tau: _ArrayLike
     ) -> None: ...
+    def set_joint_torques(
+        self, robot: Union[str, int], torques: Mapping[str, float]
+    ) -> None:
+        """{joint: tau} [N m or N], held until replaced or cleared."""
     def clear_forces(self) -> None: ...
-    def contacts(self) -> Dict[str, Any]: ...
+    def contacts(self) -> Dict[str, Any]:
+        """body_a, body_b, point, normal, phi, impulse, impulse_world,
+        slip_speed (arrays with one row per contact)."""
+    def contact_wrench(self, name: str) -> Dict[str, _FloatArray]:
+        """{'force' (3,) [N], 'torque' (3,) [N m]}, world frame."""
+    def joint_names(self, robot: Union[str, int]) -> List[str]: ...
+    def robot_state(self, robot: Union[str, int]) -> Dict[str, Any]:
+        """joints, q, v, effort (joint order); base_q, base_v if floating."""
+    def set_robot_state(
+        self,
+        robot: Union[str, int],
+        q: Optional[Union[_ArrayLike, Mapping[str, float]]] = None,
+        v: Optional[Union[_ArrayLike, Mapping[str, float]]] = None,
+    ) -> None: ...
+    def link_names(self, robot: Union[str, int]) -> List[str]: ...
+    def link_pose(
+        self, robot: Union[str, int], link: str
+    ) -> Tuple[_FloatArray, _FloatArray]:
+        """(position (3,) [m], quaternion (4,) (w, x, y, z)), world frame."""
+    def link_velocity(
+        self, robot: Union[str, int], link: str
+    ) -> Tuple[_FloatArray, _FloatArray]:
+        """(linear (3,) [m/s] of the link origin, angular (3,) [rad/s])."""
+    def link_jacobian(
+        self,
+        robot: Union[str, int],
+        link: str,
+        point: Optional[_ArrayLike] = None,
+    ) -> _FloatArray:
+        """(6, nv): linear velocity of point (link frame), angular velocity."""
     def last_problem(self) -> SapProblem: ...
     def last_results(self) -> SapResults: ...
     def kinetic_energy(self) -> float: ...  # [J]

@@ -137,8 +137,12 @@ def test_scene_errors_name_file_line_and_field(scenes_dir, tmp_path):
     with pytest.raises(ValueError, match=r"output_dir: an empty path"):
         sapcontact.run_scene(box_rest, duration=0.01, output_dir="")
     sim = sapcontact.Simulation(box_rest)
-    with pytest.raises(ValueError, match=r"body: no body named 'crate'"):
+    with pytest.raises(ValueError, match=r"^target: no body named 'crate' "
+                                         r"\(nearest: ground, box\)$"):
         sim.apply_force("crate", [1.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match=r"^body: no body named 'bx' "
+                                         r"\(nearest: box, ground\)$"):
+        sim.set_body_state("bx", velocity=[1.0, 0.0, 0.0])
     with pytest.raises(ValueError, match=r"force: expected a 1-D array of "
                                          r"shape \(3,\)"):
         sim.apply_force("box", [1.0, 0.0])

@@ -1,0 +1,252 @@
+// Python Simulation's robot methods (docs/python.md "Controller API"):
+// joint_names, robot_state and set_robot_state (per joint q, v, effort;
+// arrays in joint order or {joint: value} dicts), link_names, link_pose,
+// link_velocity and link_jacobian (world frame, from the robot's tree at
+// the current state: multibody/multibody_tree.h). Joints are the robot's
+// 1-DOF joints (revolute, prismatic) in tree order; a floating base is
+// not a joint (its 7 positions and 6 velocities are "base_q", "base_v").
+#include <pybind11/stl.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "python/bindings.h"
+#include "python/name_lookup.h"
+#include "python/numpy_arguments.h"
+#include "python/simulation_binding.h"
+#include "sapcontact/multibody/multibody_tree.h"
+#include "sapcontact/sim/stepping/time_stepper.h"
+
+namespace sapcontact::python {
+
+std::vector<int> PySimulation::Joints(int r) const {
+  const MultibodyTree& tree = stepper->scene().robots[r].description.tree;
+  std::vector<int> joints;
+  for (int j = 0; j < tree.num_links(); ++j) {
+    const JointType type = tree.joint(j).type;
+    if (type == JointType::kRevolute || type == JointType::kPrismatic) {
+      joints.push_back(j);
+    }
+  }
+  return joints;
+}
+
+std::vector<std::string> PySimulation::JointNames(int r) const {
+  const MultibodyTree& tree = stepper->scene().robots[r].description.tree;
+  std::vector<std::string> names;
+  for (int j : Joints(r)) names.push_back(tree.joint(j).name);
+  return names;
+}
+
+int PySimulation::JointIndex(int r, const std::string& joint) const {
+  const std::vector<int> joints = Joints(r);
+  return joints[IndexOfName(
+      joint, JointNames(r), "joint",
+      "joint of robot '" + stepper->scene().robots[r].name + "'")];
+}
+
+int PySimulation::LinkIndex(int r, const std::string& link) const {
+  const MultibodyTree& tree = stepper->scene().robots[r].description.tree;
+  std::vector<std::string> names;
+  for (int l = 0; l < tree.num_links(); ++l) names.push_back(tree.link(l).name);
+  return IndexOfName(link, names, "link",
+                     "link of robot '" + stepper->scene().robots[r].name + "'");
+}
+
+namespace {
+
+py::tuple PoseTuple(const Eigen::Isometry3d& X) {
+  const Eigen::Quaterniond q(X.rotation());
+  return py::make_tuple(
+      ToNumpy(Eigen::VectorXd(X.translation())),
+      ToNumpy(Eigen::VectorXd(Eigen::Vector4d(q.w(), q.x(), q.y(), q.z()))));
+}
+
+// A point argument in a link frame (None: the origin).
+Eigen::Vector3d OptionalPoint(const py::object& point) {
+  return point.is_none() ? Eigen::Vector3d::Zero()
+                         : Eigen::Vector3d(ToVector3(point, "point"));
+}
+
+// New values for robot r's positions (velocities: `velocities`) from an
+// array of every coordinate (nq or nv), an array of one value per joint,
+// or a {joint: value} dict; `current` is kept where nothing is given.
+Eigen::VectorXd JointValues(const PySimulation& s, int r,
+                            const py::object& values, bool velocities,
+                            const Eigen::VectorXd& current) {
+  const MultibodyTree& tree = s.stepper->scene().robots[r].description.tree;
+  const char* name = velocities ? "v" : "q";
+  Eigen::VectorXd out = current;
+  const std::vector<int> joints = s.Joints(r);
+  auto start = [&](int j) {
+    return velocities ? tree.velocity_start(j) : tree.position_start(j);
+  };
+  if (py::isinstance<py::dict>(values)) {
+    for (const auto& item : values.cast<py::dict>()) {
+      const int j = s.JointIndex(r, py::str(item.first));
+      out[start(j)] = item.second.cast<double>();
+    }
+    return out;
+  }
+  const Eigen::VectorXd x = ToVector(values, name);
+  if (x.size() == current.size()) return x;
+  if (x.size() == static_cast<Eigen::Index>(joints.size())) {
+    for (size_t k = 0; k < joints.size(); ++k) out[start(joints[k])] = x[k];
+    return out;
+  }
+  throw py::value_error(
+      std::string(name) + ": expected " + std::to_string(joints.size()) +
+      " values (one per joint: " + std::to_string(joints.size()) +
+      " joints) or " + std::to_string(current.size()) +
+      " (every coordinate), or a {joint: value} dict; got " +
+      std::to_string(x.size()));
+}
+
+}  // namespace
+
+py::dict RobotStateDict(const PySimulation& s, int r) {
+  const RobotSpec& robot = s.stepper->scene().robots[r];
+  const MultibodyTree& tree = robot.description.tree;
+  const RobotState& state = s.stepper->robot_states()[r];
+  const std::vector<int> joints = s.Joints(r);
+  const int n = static_cast<int>(joints.size());
+  Eigen::VectorXd q(n), v(n), effort = Eigen::VectorXd::Zero(n);
+  std::map<int, int> column;  // tree joint -> index in joints
+  for (int k = 0; k < n; ++k) {
+    q[k] = state.q[tree.position_start(joints[k])];
+    v[k] = state.v[tree.velocity_start(joints[k])];
+    column[joints[k]] = k;
+  }
+  const Eigen::VectorXd& efforts = s.stepper->ActuationEfforts(r);
+  for (size_t a = 0; a < robot.actuation.size(); ++a) {
+    const auto it = column.find(robot.actuation[a].joint);
+    if (it != column.end() && static_cast<Eigen::Index>(a) < efforts.size()) {
+      effort[it->second] += efforts[a];
+    }
+  }
+  for (const Eigen::VectorXd* tau :
+       {&s.generalized_forces[r], &s.joint_torques[r]}) {
+    if (tau->size() == 0) continue;
+    for (int k = 0; k < n; ++k) {
+      effort[k] += (*tau)[tree.velocity_start(joints[k])];
+    }
+  }
+  py::dict d;
+  d["joints"] = s.JointNames(r);
+  d["q"] = ToNumpy(q);
+  d["v"] = ToNumpy(v);
+  d["effort"] = ToNumpy(effort);
+  if (tree.num_links() > 0 && tree.joint(0).type == JointType::kFloating) {
+    d["base_q"] = ToNumpy(Eigen::VectorXd(state.q.head(7)));
+    d["base_v"] = ToNumpy(Eigen::VectorXd(state.v.head(6)));
+  }
+  return d;
+}
+
+void DefineSimulationRobots(py::class_<PySimulation>& c) {
+  c.def(
+      "joint_names",
+      [](const PySimulation& s, const py::object& robot) {
+        return s.JointNames(s.RobotIndex(robot));
+      },
+      py::arg("robot"),
+      "The robot's joints with a degree of freedom (revolute, prismatic), "
+      "tree order: the order of robot_state's arrays. A floating base is "
+      "not listed (robot_state's base_q, base_v).");
+  c.def(
+      "robot_state",
+      [](PySimulation& s, const py::object& robot) {
+        const int r = s.RobotIndex(robot);
+        const auto lock = s.Lock();
+        return RobotStateDict(s, r);
+      },
+      py::arg("robot"),
+      "The robot's joint state as a dict: joints (names), q [rad or m], v "
+      "[rad/s or m/s] and effort [N m or N] (numpy arrays in joint order); "
+      "effort is the last step's PD actuation effort plus the applied joint "
+      "torques (set_joint_torques, apply_generalized_forces), 0 for a "
+      "joint without either. A floating base adds base_q (x, y, z, qw, qx, "
+      "qy, qz) and base_v (linear, angular velocity).");
+  c.def(
+      "set_robot_state",
+      [](PySimulation& s, const py::object& robot, const py::object& q,
+         const py::object& v) {
+        const int r = s.RobotIndex(robot);
+        const auto lock = s.Lock();
+        RobotState state = s.stepper->robot_states()[r];
+        if (!q.is_none()) state.q = JointValues(s, r, q, false, state.q);
+        if (!v.is_none()) state.v = JointValues(s, r, v, true, state.v);
+        if (!state.q.allFinite() || !state.v.allFinite()) {
+          throw py::value_error("set_robot_state: values must be finite");
+        }
+        s.stepper->SetRobotState(r, state);
+      },
+      py::arg("robot"), py::arg("q") = py::none(), py::arg("v") = py::none(),
+      "Replaces the robot's positions q and velocities v: each None (kept), "
+      "an array with one value per joint (joint_names order), an array of "
+      "every coordinate (floating base first), or a {joint: value} dict "
+      "(other joints kept). Raises ValueError naming the nearest joints for "
+      "an unknown joint.");
+  c.def(
+      "link_names",
+      [](const PySimulation& s, const py::object& robot) {
+        const MultibodyTree& tree =
+            s.stepper->scene().robots[s.RobotIndex(robot)].description.tree;
+        std::vector<std::string> names;
+        for (int l = 0; l < tree.num_links(); ++l) {
+          names.push_back(tree.link(l).name);
+        }
+        return names;
+      },
+      py::arg("robot"), "The robot's links, tree order (the root first).");
+  c.def(
+      "link_pose",
+      [](PySimulation& s, const py::object& robot, const std::string& link) {
+        const int r = s.RobotIndex(robot);
+        const int l = s.LinkIndex(r, link);
+        const auto lock = s.Lock();
+        return PoseTuple(s.stepper->LinkPoses(r)[l]);
+      },
+      py::arg("robot"), py::arg("link"),
+      "World pose of the link frame at the current state: (position (3,) "
+      "[m], quaternion (4,) (w, x, y, z)).");
+  c.def(
+      "link_velocity",
+      [](PySimulation& s, const py::object& robot, const std::string& link) {
+        const int r = s.RobotIndex(robot);
+        const int l = s.LinkIndex(r, link);
+        const auto lock = s.Lock();
+        const RobotState& state = s.stepper->robot_states()[r];
+        std::vector<Eigen::Matrix<double, 6, 1>> V;
+        CalcLinkVelocities(s.stepper->scene().robots[r].description.tree,
+                           state.q, state.v, &V);
+        return py::make_tuple(ToNumpy(Eigen::VectorXd(V[l].head<3>())),
+                              ToNumpy(Eigen::VectorXd(V[l].tail<3>())));
+      },
+      py::arg("robot"), py::arg("link"),
+      "(linear velocity of the link frame's origin (3,) [m/s], angular "
+      "velocity (3,) [rad/s]), world frame, at the current state.");
+  c.def(
+      "link_jacobian",
+      [](PySimulation& s, const py::object& robot, const std::string& link,
+         const py::object& point) {
+        const int r = s.RobotIndex(robot);
+        const int l = s.LinkIndex(r, link);
+        const Eigen::Vector3d p_L = OptionalPoint(point);
+        const auto lock = s.Lock();
+        const std::vector<Eigen::Isometry3d> X = s.stepper->LinkPoses(r);
+        Eigen::MatrixXd J;
+        CalcFrameJacobian(s.stepper->scene().robots[r].description.tree, X, l,
+                          X[l] * p_L, &J);
+        return ToNumpy(J);
+      },
+      py::arg("robot"), py::arg("link"), py::arg("point") = py::none(),
+      "The (6, nv) Jacobian of a frame fixed on the link with origin at "
+      "`point` (link frame [m]; default the link origin), world frame: rows "
+      "0-2 its origin's linear velocity, rows 3-5 the angular velocity, "
+      "columns the robot's velocities (floating base first, then the "
+      "joints: J[:, -len(joint_names):] for a floating robot).");
+}
+
+}  // namespace sapcontact::python
