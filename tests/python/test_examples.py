@@ -37,3 +37,21 @@ def test_study_example_fails_loudly_on_a_missing_scene(source_dir,
                     str(tmp_path / "x.png"))
     assert r.returncode != 0 and "none.yaml" in r.stderr
     assert not (tmp_path / "x.png").exists()
+
+
+def test_controller_example_pushes_the_box_to_its_target(source_dir):
+    r = run_example(source_dir, "push_box_to_target.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "OK: the box reached the target" in r.stdout
+    final = [line for line in r.stdout.splitlines()
+             if line.startswith("final:")]
+    assert len(final) == 1 and "mm from the target" in final[0]
+    millimetres = float(final[0].split(" mm from the target")[0].split()[-1])
+    assert millimetres <= 20.0
+
+
+def test_controller_example_fails_when_it_cannot_reach(source_dir):
+    # Too little time to get there: the example must say so and exit 1.
+    r = run_example(source_dir, "push_box_to_target.py", "--duration", "0.5")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "FAILED: the box did not reach the target" in r.stderr
