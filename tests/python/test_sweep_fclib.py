@@ -187,3 +187,32 @@ def test_fclib_problems_read_and_solved_from_python(stack_fclib):
     with pytest.raises(ValueError, match="rel_tolerance"):
         sapcontact.solve_fclib(p, solver="sap",
                                sap_parameters={"rel_tolerance": -1.0})
+
+
+def test_sweep_body_metrics_give_the_coulomb_stopping_distance(scenes_dir):
+    # box_slide: the box launched at v0 = 1 m/s stops after v0^2 / (2 mu g)
+    # (Coulomb friction, deceleration mu g); body.box.position gives its
+    # final position as three columns, body.box.velocity.x one.
+    v0, g = 1.0, 9.81
+    mu = [0.2, 0.35, 0.5]
+    r = sapcontact.sweep(
+        scenes_dir / "box_slide.yaml",
+        vary={"materials.default.friction": mu},
+        metrics=["body.box.position", "body.box.velocity.x"],
+        workers="threads", jobs=2)
+    assert r["status"].tolist() == ["ok"] * 3
+    for axis in "xyz":
+        assert f"body.box.position.{axis}" in r.columns
+    assert "body.box.velocity.x" in r.columns
+    assert "body.box.velocity.y" not in r.columns
+    x = r["body.box.position.x"]
+    assert np.all(np.diff(x) < 0)  # more friction, shorter slide
+    np.testing.assert_allclose(x, [v0 * v0 / (2 * m * g) for m in mu],
+                               rtol=1e-2)
+    np.testing.assert_allclose(r["body.box.position.y"], 0, atol=1e-9)
+    np.testing.assert_allclose(r["body.box.position.z"], 0.1, atol=1e-3)
+    np.testing.assert_allclose(r["body.box.velocity.x"], 0, atol=1e-3)
+    with pytest.raises(ValueError, match=r"'bx'.*box"):
+        sapcontact.sweep(scenes_dir / "box_slide.yaml",
+                         vary={"materials.default.friction": [0.5]},
+                         metrics=["body.bx.position"])
