@@ -35,6 +35,11 @@ void TimeStepper::SetUpRobots() {
   robot_momentum_.resize(nr);
   robot_previous_v_.resize(nr);
   actuation_of_robot_.assign(nr, -1);
+  joints_of_robot_.assign(nr, {});
+  joint_torque_.resize(nr);
+  link_wrenches_.assign(nr, {});
+  actuation_override_.resize(nr);
+  step_link_poses_.resize(nr);
   int guess_size = static_cast<int>(guess_.size());
   for (int r = 0; r < nr; ++r) {
     const RobotSpec& spec = scene_.robots[r];
@@ -55,6 +60,14 @@ void TimeStepper::SetUpRobots() {
     robot_momentum_[r] = robot_M_[r] * st.v;
     robot_previous_v_[r] = st.v;
     robot_efforts_[r] = Eigen::VectorXd::Zero(spec.actuation.size());
+    joint_torque_[r] = Eigen::VectorXd::Zero(tree.num_velocities());
+    actuation_override_[r].assign(spec.actuation.size(), {});
+    for (int j = 0; j < tree.num_links(); ++j) {
+      const JointType type = tree.joint(j).type;
+      if (type == JointType::kRevolute || type == JointType::kPrismatic) {
+        joints_of_robot_[r].push_back(j);
+      }
+    }
     if (tree.num_velocities() > 0) {
       tree_of_robot_[r] = static_cast<int>(problem_.trees.size());
       Tree t;
@@ -72,6 +85,7 @@ void TimeStepper::SetUpRobots() {
       collider_name_.push_back(spec.name + "/" + geometry.name);
     }
     CalcLinkPoses(tree, st.q, &link_poses_[r]);
+    step_link_poses_[r] = link_poses_[r];
   }
   robot_of_tree_.assign(problem_.trees.size(), -1);
   for (int r = 0; r < nr; ++r) {
@@ -137,6 +151,21 @@ void TimeStepper::AddRobotProblem(int r) {
     tau_.noalias() += frame_J_.transpose() * wrench;
   }
   if (applied_tau_[r].size() == n) tau_ += applied_tau_[r];
+  tau_ += joint_torque_[r];
+  // ApplyWrench on links: J' (f, tau) at the point (frame_J_ is kept: no
+  // allocation per step).
+  for (const LinkWrench& w : link_wrenches_[r]) {
+    const Eigen::Isometry3d& X_WL = link_poses_[r][w.link];
+    const Eigen::Vector3d p = X_WL * w.point;
+    CalcFrameJacobian(mb, link_poses_[r], w.link, p, &frame_J_);
+    Eigen::Matrix<double, 6, 1> wrench;
+    if (w.frame == WrenchFrame::kBody) {
+      wrench << X_WL.linear() * w.force, X_WL.linear() * w.torque;
+    } else {
+      wrench << w.force, w.torque;
+    }
+    tau_.noalias() += frame_J_.transpose() * wrench;
+  }
   Tree& tree = problem_.trees[t];
   tree.A = M;
   tree.A.diagonal() += dt * mb.DampingVector();
@@ -240,9 +269,16 @@ void TimeStepper::AddRobotProblem(int r) {
     const JointActuation& act = spec.actuation[k];
     a.first.J(k, mb.velocity_start(act.joint)) = 1.0;
     a.position(k) = st.q(mb.position_start(act.joint));
-    a.target(k) = act.target.ScalarValue(t_end);
-    a.target_velocity(k) = act.target_velocity.ScalarValue(t_end);
-    a.feedforward(k) = act.feedforward.ScalarValue(t_end);
+    const ActuationOverride& o = actuation_override_[r][k];
+    if (o.active) {  // SetActuationTarget
+      a.target(k) = o.position;
+      a.target_velocity(k) = o.velocity;
+      a.feedforward(k) = o.feedforward;
+    } else {
+      a.target(k) = act.target.ScalarValue(t_end);
+      a.target_velocity(k) = act.target_velocity.ScalarValue(t_end);
+      a.feedforward(k) = act.feedforward.ScalarValue(t_end);
+    }
     a.kp(k) = act.kp;
     a.kd(k) = act.kd;
     a.effort_limit(k) = act.effort_limit;
@@ -270,6 +306,11 @@ void TimeStepper::SetAppliedGeneralizedForces(int r,
 
 void TimeStepper::UpdateRobotColliderPoses() {
   const double dt = scene_.time_step;
+  // Link poses at the start of the step, for ContactWrench (same sizes
+  // every step: no allocation).
+  for (size_t r = 0; r < link_poses_.size(); ++r) {
+    step_link_poses_[r] = link_poses_[r];
+  }
   // Robot link geometries: poses from the link poses, motion bounds from
   // the link velocities.
   for (int c = static_cast<int>(state_.size()); c < num_colliders(); ++c) {

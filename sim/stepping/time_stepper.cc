@@ -142,6 +142,8 @@ TimeStepper::TimeStepper(const Scene& scene)
   state_.resize(nb);
   applied_force_.assign(nb, Vector3::Zero());
   applied_torque_.assign(nb, Vector3::Zero());
+  applied_point_.assign(nb, Vector3::Zero());
+  applied_frame_.assign(nb, WrenchFrame::kWorld);
   const int nm = static_cast<int>(scene_.materials.size());
   pair_parameters_.resize(static_cast<size_t>(nm) * nm);
   for (int a = 0; a < nm; ++a) {
@@ -274,15 +276,23 @@ void TimeStepper::BuildProblem() {
     tree.v_star.tail<3>() +=
         dt * tree.A.bottomRightCorner<3, 3>().ldlt().solve(torque);
   }
-  // Wrenches applied by the caller (SetAppliedWrench).
+  // Wrenches applied by the caller (SetAppliedWrench, ApplyWrench): force
+  // at the point, torque about the centre of mass.
   for (size_t t = 0; t < body_of_tree_.size(); ++t) {
     const int b = body_of_tree_[t];
     if (b < 0) continue;
     if (applied_force_[b].isZero(0) && applied_torque_[b].isZero(0)) continue;
+    const Eigen::Quaterniond& R = state_[b].pose.orientation;
+    const bool body_axes = applied_frame_[b] == WrenchFrame::kBody;
+    const Vector3 force = body_axes ? R * applied_force_[b] : applied_force_[b];
+    Vector3 torque = body_axes ? R * applied_torque_[b] : applied_torque_[b];
+    if (!applied_point_[b].isZero(0)) {
+      torque += (R * applied_point_[b]).cross(force);
+    }
     Tree& tree = problem_.trees[t];
-    tree.v_star.head<3>() += dt * applied_force_[b] / scene_.bodies[b].mass;
+    tree.v_star.head<3>() += dt * force / scene_.bodies[b].mass;
     tree.v_star.tail<3>() +=
-        dt * tree.A.bottomRightCorner<3, 3>().ldlt().solve(applied_torque_[b]);
+        dt * tree.A.bottomRightCorner<3, 3>().ldlt().solve(torque);
   }
   problem_.limits.clear();
   problem_.holonomic.clear();
@@ -354,11 +364,16 @@ void TimeStepper::SetAppliedWrench(int body, const Vector3& force,
   }
   applied_force_[body] = force;
   applied_torque_[body] = torque;
+  applied_point_[body].setZero();
+  applied_frame_[body] = WrenchFrame::kWorld;
 }
 
 void TimeStepper::ClearAppliedForces() {
   for (Vector3& f : applied_force_) f.setZero();
   for (Vector3& t : applied_torque_) t.setZero();
+  for (Vector3& p : applied_point_) p.setZero();
+  for (Eigen::VectorXd& tau : joint_torque_) tau.setZero();
+  for (std::vector<LinkWrench>& w : link_wrenches_) w.clear();
   for (Eigen::VectorXd& tau : applied_tau_) tau.resize(0);
 }
 

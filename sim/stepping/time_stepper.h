@@ -24,6 +24,7 @@
 // signs and ordering: contact_model/conventions.h; scenes: sim/scene/scene.h.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -110,6 +111,50 @@ class SimulationError : public std::runtime_error {
   bool limit_exceeded_{false};
 };
 
+/// A spatial velocity in the world frame: the linear velocity of a point
+/// (a link frame's origin) and the angular velocity.
+struct SpatialVelocity {
+  Vector3 linear{Vector3::Zero()};   ///< [m/s]
+  Vector3 angular{Vector3::Zero()};  ///< [rad/s]
+};
+
+/// A force and a torque (world frame unless said otherwise).
+struct Wrench {
+  Vector3 force{Vector3::Zero()};   ///< [N]
+  Vector3 torque{Vector3::Zero()};  ///< [N m]
+};
+
+/// The frame in which TimeStepper::ApplyWrench's force and torque are
+/// expressed: the world's axes, or the target body's (link's) axes, which
+/// turn with it.
+enum class WrenchFrame { kWorld, kBody };
+
+/// One contact of the last step (TimeStepper::Contacts), with the signs and
+/// frames of contacts.csv (docs/output.md, contact_model/conventions.h).
+struct ContactReport {
+  /// The two bodies: a body name, or "<robot>/<link>" for a robot link's
+  /// geometry. When one of the two is part of the world (fixed), it is A.
+  std::string body_a, body_b;
+  /// Their collider indices (TimeStepper::ColliderName: the geometry's
+  /// name, "arm/link3/0" for a link geometry).
+  int collider_a{-1}, collider_b{-1};
+  /// World point [m] (midway between the surfaces), unit normal from A into
+  /// B, at the start of the step.
+  Vector3 point{Vector3::Zero()};
+  Vector3 normal{Vector3::UnitZ()};
+  /// The step's contact impulse on B, world frame [N s] (A receives its
+  /// negative); impulse / dt is the mean contact force over the step.
+  Vector3 impulse{Vector3::Zero()};
+  double phi{0.0};         ///< signed distance at the start of the step [m]
+  double slip_speed{0.0};  ///< |tangential contact velocity| at its end [m/s]
+};
+
+/// The controller API (docs/embedding.md): besides Step(), a controller
+/// reads joint, link and contact data and sets targets, torques and
+/// wrenches by name. Names resolve with FindBody, FindRobot, FindJoint and
+/// FindLink, which throw std::invalid_argument listing the nearest
+/// candidates (NearestNames, sim/scene/nearest_names.h). Everything set
+/// here is held for every following step until replaced or cleared.
 class TimeStepper {
  public:
   /// @throws std::invalid_argument on a scene outside the limits of
@@ -154,8 +199,111 @@ class TimeStepper {
   /// every following step until replaced. @throws std::invalid_argument on
   /// a wrong robot index or size, or non-finite values.
   void SetAppliedGeneralizedForces(int r, const Eigen::VectorXd& tau);
-  /// Removes every applied wrench and generalized force.
+  /// Removes every applied wrench, generalized force and joint torque
+  /// (SetAppliedWrench, ApplyWrench, SetAppliedGeneralizedForces,
+  /// SetJointTorque); actuation targets stay (ClearActuationTargets).
   void ClearAppliedForces();
+
+  // ---- Controller API (names; docs/embedding.md) ----
+
+  /// Index of the body named `name` in scene().bodies (fixed bodies
+  /// included). @throws std::invalid_argument "no body named 'blok' (nearest:
+  /// block, ...)".
+  int FindBody(const std::string& name) const;
+  /// Index of the robot named `name` in scene().robots. @throws
+  /// std::invalid_argument listing the nearest robot names.
+  int FindRobot(const std::string& name) const;
+  /// Robot r's joints that have one degree of freedom (revolute, prismatic)
+  /// in tree order: the order of JointPositions, JointVelocities and
+  /// JointEfforts. Fixed joints and a floating base are not listed (a
+  /// floating base's state is in robot_states()[r], its first 7 q and 6 v).
+  /// @throws std::invalid_argument on a wrong robot index.
+  std::vector<std::string> JointNames(int r) const;
+  /// Position of joint `joint` in JointNames(r). @throws
+  /// std::invalid_argument listing the nearest joint names.
+  int FindJoint(int r, const std::string& joint) const;
+  /// Per joint of JointNames(r): position [rad or m], velocity [rad/s or
+  /// m/s] at the current state.
+  Eigen::VectorXd JointPositions(int r) const;
+  Eigen::VectorXd JointVelocities(int r) const;
+  /// Per joint of JointNames(r): the effort [N m or N] the joint received
+  /// during the last step: its PD actuation effort (ActuationEfforts) plus
+  /// the generalized force applied to it by SetJointTorque and
+  /// SetAppliedGeneralizedForces; 0 for a joint without either. Wrenches
+  /// on links (ApplyWrench) and contacts are not included.
+  Eigen::VectorXd JointEfforts(int r) const;
+
+  /// Robot r's links in tree order (every link, fixed ones included).
+  std::vector<std::string> LinkNames(int r) const;
+  /// Index of link `link` in LinkNames(r) (its tree index). @throws
+  /// std::invalid_argument listing the nearest link names.
+  int FindLink(int r, const std::string& link) const;
+  /// World pose X_WL of the link frame at the current state.
+  Eigen::Isometry3d LinkPose(int r, const std::string& link) const;
+  /// The link frame's spatial velocity at the current state: linear
+  /// velocity of its origin and angular velocity, world frame.
+  SpatialVelocity LinkVelocity(int r, const std::string& link) const;
+  /// 6 x nv Jacobian (nv: robot r's velocities, robot_states()[r].v order)
+  /// of the point `point_in_link` [m, link frame] fixed on the link: rows
+  /// 0-2 map v to the point's world linear velocity, rows 3-5 to the link's
+  /// world angular velocity. J' (f, tau) is the generalized force of a
+  /// wrench (world frame, torque about that point) applied there.
+  Eigen::MatrixXd LinkJacobian(
+      int r, const std::string& link,
+      const Vector3& point_in_link = Vector3::Zero()) const;
+
+  /// Replaces the state of body `body` (index in scene().bodies: pose of
+  /// the centre of mass, world-frame velocities). @throws
+  /// std::invalid_argument on a wrong index, a fixed or prescribed body, or
+  /// non-finite values (the orientation is normalized).
+  void SetBodyState(int body, const BodyState& state);
+
+  /// Overrides the PD targets of robot r's actuated joint `joint` (YAML
+  /// robots[i].actuation.<joint>) from the next step on, until
+  /// ClearActuationTargets(r): position [rad or m], velocity [rad/s or
+  /// m/s], feed-forward effort [N m or N]; the gains and effort limit stay
+  /// the scene's. @throws std::invalid_argument on a wrong robot, a joint
+  /// that does not exist or has no actuation (the message lists the
+  /// actuated joints), or non-finite values.
+  void SetActuationTarget(int r, const std::string& joint, double position,
+                          double velocity = 0.0, double feedforward = 0.0);
+  /// Robot r's actuated joints go back to the scene's target functions.
+  void ClearActuationTargets(int r);
+  /// A generalized force tau [N m or N] on robot r's 1-DOF joint `joint`
+  /// (JointNames), added to the step's forces from the next step on until
+  /// replaced or ClearAppliedForces(); independent of (added to)
+  /// SetAppliedGeneralizedForces. @throws std::invalid_argument on a wrong
+  /// robot or joint name, or a non-finite tau.
+  void SetJointTorque(int r, const std::string& joint, double tau);
+  /// SetJointTorque for each entry; checks every name before setting any.
+  void SetJointTorques(int r, const std::map<std::string, double>& torques);
+
+  /// A wrench on `target`, a body name or "<robot>/<link>", held for every
+  /// following step until replaced (the same target again) or
+  /// ClearAppliedForces(). `point` [m] is in the target's frame: from the
+  /// centre of mass in the body's axes, or in the link frame; `frame` says
+  /// in which axes force [N] and torque [N m] are given (kBody: they turn
+  /// with the target). The torque is about `point`; the body receives the
+  /// force at the point, i.e. the torque plus r x f about its centre of
+  /// mass. A link receives the generalized force J' (f, tau) with J the
+  /// LinkJacobian at the point. Replaces SetAppliedWrench of that body.
+  /// @throws std::invalid_argument on an unknown name (nearest candidates
+  /// listed), a body that does not move (fixed or prescribed), a link of a
+  /// robot without degrees of freedom, or non-finite values.
+  void ApplyWrench(const std::string& target, const Vector3& force,
+                   const Vector3& torque,
+                   const Vector3& point = Vector3::Zero(),
+                   WrenchFrame frame = WrenchFrame::kWorld);
+
+  /// The contacts of the last step with their impulses (empty before the
+  /// first step), in last_contacts() order.
+  std::vector<ContactReport> Contacts() const;
+  /// The total contact force [N] (impulses / dt) on a body or on a robot
+  /// link "<robot>/<link>" (all of its geometries) over the last step, and
+  /// its torque [N m] about the body's centre of mass (a link: its frame
+  /// origin) at the start of the step, world frame. Zero without contacts.
+  /// @throws std::invalid_argument on an unknown name.
+  Wrench ContactWrench(const std::string& body_or_link) const;
 
   /// Advances one time step. Solver non-convergence is reported in
   /// StepInfo (the step goes on); anything that makes going on meaningless
@@ -215,6 +363,11 @@ class TimeStepper {
   void IntegrateBodies();
 
   // Robots (robot_stepping.cc).
+  void CheckRobot(int r, const char* who) const;
+  // The body or link of an ApplyWrench / ContactWrench name: *body >= 0 for
+  // a body, else *robot and *link.
+  void ResolveTarget(const std::string& name, const char* who, int* body,
+                     int* robot, int* link) const;
   void SetUpRobots();
   void AddRobotProblem(int r);
   // The tree and 3 x n Jacobian block of collider `c` at world point p,
@@ -271,8 +424,29 @@ class TimeStepper {
   SapSolverResults sap_results_;
   // SetAppliedWrench / SetAppliedGeneralizedForces: per body (zero when
   // none), per robot (empty when none).
-  std::vector<Vector3> applied_force_, applied_torque_;
+  // ApplyWrench adds, per body, the point (body frame) and the frame.
+  std::vector<Vector3> applied_force_, applied_torque_, applied_point_;
+  std::vector<WrenchFrame> applied_frame_;
   std::vector<Eigen::VectorXd> applied_tau_;
+  // Controller API, per robot: the tree joints of JointNames; joint torques
+  // (nv, zero when none); link wrenches (ApplyWrench); actuation target
+  // overrides (one per RobotSpec::actuation entry); link poses at the start
+  // of the last step (ContactWrench).
+  struct LinkWrench {
+    int link{-1};
+    Vector3 force{Vector3::Zero()}, torque{Vector3::Zero()};
+    Vector3 point{Vector3::Zero()};
+    WrenchFrame frame{WrenchFrame::kWorld};
+  };
+  struct ActuationOverride {
+    bool active{false};
+    double position{0.0}, velocity{0.0}, feedforward{0.0};
+  };
+  std::vector<std::vector<int>> joints_of_robot_;
+  std::vector<Eigen::VectorXd> joint_torque_;
+  std::vector<std::vector<LinkWrench>> link_wrenches_;
+  std::vector<std::vector<ActuationOverride>> actuation_override_;
+  std::vector<std::vector<Eigen::Isometry3d>> step_link_poses_;
 };
 
 /// A rough upper estimate of the memory the rigid-contact QP needs for

@@ -1,0 +1,380 @@
+// The controller API of TimeStepper (sim/stepping/time_stepper.h,
+// docs/embedding.md): name lookups with nearest-name errors, joint and link
+// data of robots, state and actuation-target setters, joint torques,
+// wrenches on bodies and links, and contact reports.
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sapcontact/sim/scene/nearest_names.h"
+#include "sapcontact/sim/stepping/time_stepper.h"
+
+namespace sapcontact {
+namespace {
+
+// "'x' (nearest: a, b and 3 more)" style tails of the lookup errors.
+std::string Nearest(const std::string& name,
+                    const std::vector<std::string>& candidates) {
+  return " (nearest: " + NearestNames(name, candidates, 5) + ")";
+}
+
+bool AllFinite(const Vector3& a, const Vector3& b) {
+  return a.allFinite() && b.allFinite();
+}
+
+}  // namespace
+
+void TimeStepper::CheckRobot(int r, const char* who) const {
+  if (r < 0 || r >= static_cast<int>(scene_.robots.size())) {
+    throw std::invalid_argument(
+        std::string("TimeStepper::") + who + ": no robot " + std::to_string(r) +
+        " (" + std::to_string(scene_.robots.size()) + " robots)");
+  }
+}
+
+int TimeStepper::FindBody(const std::string& name) const {
+  const int b = scene_.FindBody(name);
+  if (b >= 0) return b;
+  std::vector<std::string> names;
+  for (const Body& body : scene_.bodies) names.push_back(body.name);
+  throw std::invalid_argument("no body named '" + name + "'" +
+                              Nearest(name, names));
+}
+
+int TimeStepper::FindRobot(const std::string& name) const {
+  const int r = scene_.FindRobot(name);
+  if (r >= 0) return r;
+  std::vector<std::string> names;
+  for (const RobotSpec& robot : scene_.robots) names.push_back(robot.name);
+  throw std::invalid_argument("no robot named '" + name + "'" +
+                              Nearest(name, names));
+}
+
+std::vector<std::string> TimeStepper::JointNames(int r) const {
+  CheckRobot(r, "JointNames");
+  const MultibodyTree& tree = scene_.robots[r].description.tree;
+  std::vector<std::string> names;
+  for (int j : joints_of_robot_[r]) names.push_back(tree.joint(j).name);
+  return names;
+}
+
+int TimeStepper::FindJoint(int r, const std::string& joint) const {
+  CheckRobot(r, "FindJoint");
+  const MultibodyTree& tree = scene_.robots[r].description.tree;
+  const std::vector<int>& joints = joints_of_robot_[r];
+  for (size_t i = 0; i < joints.size(); ++i) {
+    if (tree.joint(joints[i]).name == joint) return static_cast<int>(i);
+  }
+  throw std::invalid_argument(
+      "robot '" + scene_.robots[r].name + "' has no joint named '" + joint +
+      "' with a degree of freedom" + Nearest(joint, JointNames(r)));
+}
+
+Eigen::VectorXd TimeStepper::JointPositions(int r) const {
+  CheckRobot(r, "JointPositions");
+  const MultibodyTree& tree = scene_.robots[r].description.tree;
+  const std::vector<int>& joints = joints_of_robot_[r];
+  Eigen::VectorXd q(joints.size());
+  for (size_t i = 0; i < joints.size(); ++i) {
+    q(i) = robot_state_[r].q(tree.position_start(joints[i]));
+  }
+  return q;
+}
+
+Eigen::VectorXd TimeStepper::JointVelocities(int r) const {
+  CheckRobot(r, "JointVelocities");
+  const MultibodyTree& tree = scene_.robots[r].description.tree;
+  const std::vector<int>& joints = joints_of_robot_[r];
+  Eigen::VectorXd v(joints.size());
+  for (size_t i = 0; i < joints.size(); ++i) {
+    v(i) = robot_state_[r].v(tree.velocity_start(joints[i]));
+  }
+  return v;
+}
+
+Eigen::VectorXd TimeStepper::JointEfforts(int r) const {
+  CheckRobot(r, "JointEfforts");
+  const RobotSpec& spec = scene_.robots[r];
+  const MultibodyTree& tree = spec.description.tree;
+  const std::vector<int>& joints = joints_of_robot_[r];
+  Eigen::VectorXd effort = Eigen::VectorXd::Zero(joints.size());
+  for (size_t i = 0; i < joints.size(); ++i) {
+    const int dof = tree.velocity_start(joints[i]);
+    effort(i) = joint_torque_[r](dof);
+    if (applied_tau_[r].size() == tree.num_velocities()) {
+      effort(i) += applied_tau_[r](dof);
+    }
+    for (size_t k = 0; k < spec.actuation.size(); ++k) {
+      if (spec.actuation[k].joint == joints[i]) {
+        effort(i) += robot_efforts_[r](k);
+      }
+    }
+  }
+  return effort;
+}
+
+std::vector<std::string> TimeStepper::LinkNames(int r) const {
+  CheckRobot(r, "LinkNames");
+  const MultibodyTree& tree = scene_.robots[r].description.tree;
+  std::vector<std::string> names;
+  for (int l = 0; l < tree.num_links(); ++l) names.push_back(tree.link(l).name);
+  return names;
+}
+
+int TimeStepper::FindLink(int r, const std::string& link) const {
+  CheckRobot(r, "FindLink");
+  const int l = scene_.robots[r].description.tree.FindLink(link);
+  if (l >= 0) return l;
+  throw std::invalid_argument("robot '" + scene_.robots[r].name +
+                              "' has no link named '" + link + "'" +
+                              Nearest(link, LinkNames(r)));
+}
+
+Eigen::Isometry3d TimeStepper::LinkPose(int r, const std::string& link) const {
+  return link_poses_[r][FindLink(r, link)];
+}
+
+SpatialVelocity TimeStepper::LinkVelocity(int r,
+                                          const std::string& link) const {
+  const int l = FindLink(r, link);
+  std::vector<Eigen::Matrix<double, 6, 1>> V;
+  CalcLinkVelocities(scene_.robots[r].description.tree, robot_state_[r].q,
+                     robot_state_[r].v, &V);
+  SpatialVelocity s;
+  s.linear = V[l].head<3>();
+  s.angular = V[l].tail<3>();
+  return s;
+}
+
+Eigen::MatrixXd TimeStepper::LinkJacobian(int r, const std::string& link,
+                                          const Vector3& point_in_link) const {
+  const int l = FindLink(r, link);
+  if (!point_in_link.allFinite()) {
+    throw std::invalid_argument("TimeStepper::LinkJacobian: point not finite");
+  }
+  Eigen::MatrixXd J;
+  CalcFrameJacobian(scene_.robots[r].description.tree, link_poses_[r], l,
+                    link_poses_[r][l] * point_in_link, &J);
+  return J;
+}
+
+void TimeStepper::SetBodyState(int body, const BodyState& state) {
+  if (body < 0 || body >= static_cast<int>(scene_.bodies.size())) {
+    throw std::invalid_argument("TimeStepper::SetBodyState: no body " +
+                                std::to_string(body));
+  }
+  const Body& b = scene_.bodies[body];
+  if (b.fixed || b.prescribed) {
+    throw std::invalid_argument("TimeStepper::SetBodyState: body '" + b.name +
+                                "' is " + (b.fixed ? "fixed" : "prescribed") +
+                                ": its state is not free");
+  }
+  if (!state.pose.position.allFinite() ||
+      !state.pose.orientation.coeffs().allFinite() ||
+      state.pose.orientation.norm() == 0.0 ||
+      !AllFinite(state.velocity, state.angular_velocity)) {
+    throw std::invalid_argument("TimeStepper::SetBodyState: body '" + b.name +
+                                "': pose and velocities must be finite, the "
+                                "quaternion nonzero");
+  }
+  state_[body] = state;
+  state_[body].pose.orientation.normalize();
+  have_previous_guess_ = false;  // no velocity history for the new state
+}
+
+void TimeStepper::SetActuationTarget(int r, const std::string& joint,
+                                     double position, double velocity,
+                                     double feedforward) {
+  CheckRobot(r, "SetActuationTarget");
+  const RobotSpec& spec = scene_.robots[r];
+  const int j = spec.description.tree.FindJoint(joint);
+  for (size_t k = 0; k < spec.actuation.size(); ++k) {
+    if (j < 0 || spec.actuation[k].joint != j) continue;
+    if (!std::isfinite(position) || !std::isfinite(velocity) ||
+        !std::isfinite(feedforward)) {
+      throw std::invalid_argument("TimeStepper::SetActuationTarget: robot '" +
+                                  spec.name + "' joint '" + joint +
+                                  "': targets must be finite");
+    }
+    actuation_override_[r][k] = {true, position, velocity, feedforward};
+    return;
+  }
+  std::vector<std::string> actuated;
+  for (const JointActuation& act : spec.actuation) {
+    actuated.push_back(spec.description.tree.joint(act.joint).name);
+  }
+  throw std::invalid_argument(
+      "robot '" + spec.name + "' has no actuated joint named '" + joint +
+      "' (actuated: " + NearestNames(joint, actuated, actuated.size()) + ")");
+}
+
+void TimeStepper::ClearActuationTargets(int r) {
+  CheckRobot(r, "ClearActuationTargets");
+  for (ActuationOverride& o : actuation_override_[r]) o.active = false;
+}
+
+void TimeStepper::SetJointTorque(int r, const std::string& joint, double tau) {
+  const int i = FindJoint(r, joint);
+  if (!std::isfinite(tau)) {
+    throw std::invalid_argument("TimeStepper::SetJointTorque: robot '" +
+                                scene_.robots[r].name + "' joint '" + joint +
+                                "': torque must be finite");
+  }
+  const MultibodyTree& tree = scene_.robots[r].description.tree;
+  joint_torque_[r](tree.velocity_start(joints_of_robot_[r][i])) = tau;
+}
+
+void TimeStepper::SetJointTorques(int r,
+                                  const std::map<std::string, double>& tau) {
+  for (const auto& [joint, value] : tau) {
+    FindJoint(r, joint);
+    if (!std::isfinite(value)) {
+      throw std::invalid_argument("TimeStepper::SetJointTorques: robot '" +
+                                  scene_.robots[r].name + "' joint '" + joint +
+                                  "': torque must be finite");
+    }
+  }
+  for (const auto& [joint, value] : tau) SetJointTorque(r, joint, value);
+}
+
+void TimeStepper::ResolveTarget(const std::string& name, const char* who,
+                                int* body, int* robot, int* link) const {
+  *body = *robot = *link = -1;
+  const size_t slash = name.find('/');
+  if (slash == std::string::npos) {
+    *body = scene_.FindBody(name);
+    if (*body >= 0) return;
+    // Candidates: bodies and every robot link.
+    std::vector<std::string> names;
+    for (const Body& b : scene_.bodies) names.push_back(b.name);
+    for (const RobotSpec& spec : scene_.robots) {
+      const MultibodyTree& tree = spec.description.tree;
+      for (int l = 0; l < tree.num_links(); ++l) {
+        names.push_back(spec.name + "/" + tree.link(l).name);
+      }
+    }
+    const bool is_robot = scene_.FindRobot(name) >= 0;
+    throw std::invalid_argument(
+        std::string("TimeStepper::") + who + ": " +
+        (is_robot ? "'" + name + "' is a robot: name one of its links as '" +
+                        name + "/<link>'"
+                  : "no body or robot link named '" + name + "'") +
+        Nearest(name, names));
+  }
+  *robot = FindRobot(name.substr(0, slash));
+  *link = FindLink(*robot, name.substr(slash + 1));
+}
+
+void TimeStepper::ApplyWrench(const std::string& target, const Vector3& force,
+                              const Vector3& torque, const Vector3& point,
+                              WrenchFrame frame) {
+  int body, r, link;
+  ResolveTarget(target, "ApplyWrench", &body, &r, &link);
+  if (!AllFinite(force, torque) || !point.allFinite()) {
+    throw std::invalid_argument("TimeStepper::ApplyWrench: '" + target +
+                                "': force, torque and point must be finite");
+  }
+  if (body >= 0) {
+    if (scene_.bodies[body].prescribed) {
+      throw std::invalid_argument("TimeStepper::ApplyWrench: body '" + target +
+                                  "' is prescribed: forces cannot move it");
+    }
+    SetAppliedWrench(body, force, torque);  // throws for a fixed body
+    applied_point_[body] = point;
+    applied_frame_[body] = frame;
+    return;
+  }
+  if (tree_of_robot_[r] < 0) {
+    throw std::invalid_argument("TimeStepper::ApplyWrench: robot '" +
+                                scene_.robots[r].name +
+                                "' has no degrees of freedom");
+  }
+  LinkWrench w;
+  w.link = link;
+  w.force = force;
+  w.torque = torque;
+  w.point = point;
+  w.frame = frame;
+  for (LinkWrench& old : link_wrenches_[r]) {
+    if (old.link == link) {
+      old = w;
+      return;
+    }
+  }
+  link_wrenches_[r].push_back(w);
+}
+
+std::vector<ContactReport> TimeStepper::Contacts() const {
+  std::vector<ContactReport> reports;
+  const size_t nc = contacts_.size();
+  if (impulses_.size() != 3 * static_cast<Eigen::Index>(nc) ||
+      problem_.contacts.size() != nc) {
+    return reports;
+  }
+  const int nb = static_cast<int>(scene_.bodies.size());
+  auto name = [&](int c) {
+    if (c < nb) return scene_.bodies[c].name;
+    const RobotSpec& spec = scene_.robots[collider_robot_[c]];
+    return spec.name + "/" + spec.description.tree.link(collider_link_[c]).name;
+  };
+  reports.resize(nc);
+  for (size_t k = 0; k < nc; ++k) {
+    const ContactPoint& cp = contacts_[k];
+    ContactReport& report = reports[k];
+    report.body_a = name(cp.body_a);
+    report.body_b = name(cp.body_b);
+    report.collider_a = cp.body_a;
+    report.collider_b = cp.body_b;
+    report.point = cp.position;
+    report.normal = cp.normal;
+    report.phi = cp.phi;
+    const Matrix3 rows = ContactFrameRows(cp.normal);
+    report.impulse = rows.transpose() * impulses_.segment<3>(3 * k);
+    if (v_next_.size() == static_cast<Eigen::Index>(guess_.size())) {
+      const Contact& c = problem_.contacts[k];
+      Vector3 v_c = c.bias_velocity;
+      if (c.first.tree >= 0) {
+        v_c += c.first.J *
+               v_next_.segment(tree_offsets_[c.first.tree], c.first.J.cols());
+      }
+      if (c.second && c.second->tree >= 0) {
+        v_c += c.second->J * v_next_.segment(tree_offsets_[c.second->tree],
+                                             c.second->J.cols());
+      }
+      report.slip_speed = Tangential(v_c).norm();
+    }
+  }
+  return reports;
+}
+
+Wrench TimeStepper::ContactWrench(const std::string& body_or_link) const {
+  int body, r, link;
+  ResolveTarget(body_or_link, "ContactWrench", &body, &r, &link);
+  Wrench w;
+  const size_t nc = contacts_.size();
+  if (impulses_.size() != 3 * static_cast<Eigen::Index>(nc)) return w;
+  const int nb = static_cast<int>(scene_.bodies.size());
+  auto matches = [&](int c) {
+    return body >= 0 ? c == body
+                     : c >= nb && collider_robot_[c] == r &&
+                           collider_link_[c] == link;
+  };
+  const Vector3 origin = body >= 0
+                             ? poses_[body].position
+                             : Vector3(step_link_poses_[r][link].translation());
+  const double dt = scene_.time_step;
+  for (size_t k = 0; k < nc; ++k) {
+    const ContactPoint& cp = contacts_[k];
+    const bool on_a = matches(cp.body_a), on_b = matches(cp.body_b);
+    if (on_a == on_b) continue;  // not this target's (or internal)
+    const Vector3 impulse_on_b =
+        ContactFrameRows(cp.normal).transpose() * impulses_.segment<3>(3 * k);
+    const Vector3 f = (on_b ? impulse_on_b : Vector3(-impulse_on_b)) / dt;
+    w.force += f;
+    w.torque += (cp.position - origin).cross(f);
+  }
+  return w;
+}
+
+}  // namespace sapcontact
