@@ -10,9 +10,9 @@
 namespace sapcontact::python {
 
 /// "nearest: a, b, c and N more" over `candidates`: at most `limit` names,
-/// ordered by Levenshtein distance to `name` (insertions, deletions,
-/// substitutions of bytes), ties in the given order; "none" without
-/// candidates.
+/// ordered by edit distance to `name`, ties in the given order
+/// (sapcontact::NearestNames, sim/scene/nearest_names.h, as the C++
+/// TimeStepper's messages).
 std::string NearestNamesText(const std::string& name,
                              const std::vector<std::string>& candidates,
                              size_t limit = 5);

@@ -189,6 +189,33 @@ void DefineSimulationRobots(py::class_<PySimulation>& c) {
       "(other joints kept). Raises ValueError naming the nearest joints for "
       "an unknown joint.");
   c.def(
+      "set_actuation_target",
+      [](PySimulation& s, const py::object& robot, const std::string& joint,
+         double position, double velocity, double feedforward) {
+        const int r = s.RobotIndex(robot);
+        const auto lock = s.Lock();
+        s.stepper->SetActuationTarget(r, joint, position, velocity,
+                                      feedforward);
+      },
+      py::arg("robot"), py::arg("joint"), py::arg("position"),
+      py::arg("velocity") = 0.0, py::arg("feedforward") = 0.0,
+      "Overrides the PD targets of an actuated joint (the scene's "
+      "robots[i].actuation.<joint>) from the next step on, until "
+      "clear_actuation_targets: position [rad or m], velocity [rad/s or "
+      "m/s], feed-forward effort [N m or N]; the gains and effort limit "
+      "stay the scene's. Raises ValueError for a joint without actuation "
+      "(listing the actuated ones) or non-finite values.");
+  c.def(
+      "clear_actuation_targets",
+      [](PySimulation& s, const py::object& robot) {
+        const int r = s.RobotIndex(robot);
+        const auto lock = s.Lock();
+        s.stepper->ClearActuationTargets(r);
+      },
+      py::arg("robot"),
+      "The robot's actuated joints go back to the scene's target "
+      "functions.");
+  c.def(
       "link_names",
       [](const PySimulation& s, const py::object& robot) {
         const MultibodyTree& tree =

@@ -513,6 +513,17 @@ class Simulation:
         q: Optional[Union[_ArrayLike, Mapping[str, float]]] = None,
         v: Optional[Union[_ArrayLike, Mapping[str, float]]] = None,
     ) -> None: ...
+    def set_actuation_target(
+        self,
+        robot: Union[str, int],
+        joint: str,
+        position: float,
+        velocity: float = 0.0,
+        feedforward: float = 0.0,
+    ) -> None:
+        """PD targets of an actuated joint [rad, rad/s, N m], held until
+        clear_actuation_targets."""
+    def clear_actuation_targets(self, robot: Union[str, int]) -> None: ...
     def link_names(self, robot: Union[str, int]) -> List[str]: ...
     def link_pose(
         self, robot: Union[str, int], link: str

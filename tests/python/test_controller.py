@@ -253,3 +253,32 @@ def test_joint_torques_and_pd_effort(scenes_dir):
     assert sim.robot_state("pusher")["v"][0] > 0
     sim.clear_forces()
     assert sim.robot_state("pusher")["effort"][0] != 5.0
+
+
+def test_set_actuation_target_drives_a_joint_to_the_target(scenes_dir):
+    # arm_push's yaw joint1 (PD kp 300 N m/rad, kd 30 N m s/rad, no gravity
+    # torque about the vertical axis) turned away from the boxes: from
+    # -0.8 rad to a held target of -1.2 rad, instead of the scene's sweep.
+    # The PD settles there: kd / (2 sqrt(kp I)) > 1 for the arm's yaw
+    # inertia I < 0.75 kg m^2, so it does not overshoot.
+    sim = sapcontact.Simulation(scenes_dir / "arm_push.yaml")
+    sim.set_actuation_target("pusher", "joint1", -1.2)
+    q1 = []
+    for _ in range(30):
+        sim.step(100)
+        q1.append(sim.robot_state("pusher")["q"][0])
+    assert q1[-1] == pytest.approx(-1.2, abs=1e-4)
+    assert min(q1) > -1.2 - 1e-4  # no overshoot
+    assert abs(sim.robot_state("pusher")["effort"][0]) < 1e-2
+    # A velocity target with the matching feed-forward: the joint follows.
+    sim.set_actuation_target("pusher", "joint1", -1.2, velocity=0.0,
+                             feedforward=2.0)
+    sim.step(2000)
+    # Steady state: kp (q_d - q) + u0 = 0, so q = q_d + u0 / kp.
+    assert sim.robot_state("pusher")["q"][0] == pytest.approx(
+        -1.2 + 2.0 / 300.0, abs=1e-4)
+    # Back to the scene's target function (the sweep to +0.8 rad by 3.5 s).
+    sim.clear_actuation_targets("pusher")
+    with pytest.raises(ValueError, match=r"pivot"):
+        sapcontact.Simulation(scenes_dir / "pendulum.yaml") \
+            .set_actuation_target("pendulum", "pivot", 0.1)
