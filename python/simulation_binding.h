@@ -5,7 +5,6 @@
 
 #include <pybind11/pybind11.h>
 
-#include <Eigen/Core>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -27,18 +26,6 @@ py::object& SimulationErrorType();
 Scene LoadPythonScene(const std::string& path,
                       const std::vector<std::string>& overrides);
 
-// A force and torque held on a body or a robot link (apply_force), turned
-// into the stepper's applied wrench or generalized forces before every step
-// (a body-frame force turns with the body; a link's J' w changes with q).
-struct HeldWrench {
-  int body{-1};             // scene body, or -1 for a link
-  int robot{-1}, link{-1};  // a robot's link (tree link index)
-  Eigen::Vector3d force{Eigen::Vector3d::Zero()};   // [N]
-  Eigen::Vector3d torque{Eigen::Vector3d::Zero()};  // [N m]
-  Eigen::Vector3d point{Eigen::Vector3d::Zero()};   // body/link frame [m]
-  bool body_frame{false};  // force and torque in the body/link frame
-};
-
 // The Python Simulation: a TimeStepper and a lock (one step at a time).
 // step() holds the lock with the GIL released; every other method takes it
 // through Lock(), which waits without holding the GIL, and step() never
@@ -47,13 +34,6 @@ struct PySimulation {
   std::unique_ptr<TimeStepper> stepper;
   std::mutex mutex;
   StepInfo last;
-  // Forces held for every following step (simulation_control_bindings.cc):
-  // wrenches on bodies and links, per robot the generalized forces of
-  // apply_generalized_forces and the joint torques of set_joint_torques
-  // (empty: none).
-  std::vector<HeldWrench> wrenches;
-  std::vector<Eigen::VectorXd> generalized_forces, joint_torques;
-  bool holds_forces{false};
 
   std::unique_lock<std::mutex> Lock() {
     std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
@@ -77,12 +57,6 @@ struct PySimulation {
   /// The tree joint index of robot r's 1-DOF joint `joint`; ValueError
   /// naming the nearest joints.
   int JointIndex(int r, const std::string& joint) const;
-
-  /// Hands the held forces to the stepper at the current state; called
-  /// before every step without the GIL (simulation_control_bindings.cc).
-  void ApplyHeldForces();
-  /// Steps n times (ApplyHeldForces before each); without the GIL.
-  void StepWithoutGil(int n);
 };
 
 /// robot_state(r) as a dict (simulation_robot_bindings.cc).

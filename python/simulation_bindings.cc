@@ -113,8 +113,6 @@ void DefineSimulation(py::module_& m) {
                                               OverrideList(overrides));
           auto s = std::make_unique<PySimulation>();
           s->stepper = std::make_unique<TimeStepper>(scene);
-          s->generalized_forces.resize(scene.robots.size());
-          s->joint_torques.resize(scene.robots.size());
           return s;
         }),
         py::arg("path"), py::arg("overrides") = py::none(),
@@ -130,7 +128,7 @@ void DefineSimulation(py::module_& m) {
               py::gil_scoped_release release;
               std::lock_guard<std::mutex> lock(s.mutex);
               try {
-                s.StepWithoutGil(n);
+                for (int i = 0; i < n; ++i) s.last = s.stepper->Step();
               } catch (const SimulationError& e) {
                 error = e;
               }

@@ -1,10 +1,10 @@
 // Python Simulation's robot methods (docs/python.md "Controller API"):
 // joint_names, robot_state and set_robot_state (per joint q, v, effort;
 // arrays in joint order or {joint: value} dicts), link_names, link_pose,
-// link_velocity and link_jacobian (world frame, from the robot's tree at
-// the current state: multibody/multibody_tree.h). Joints are the robot's
-// 1-DOF joints (revolute, prismatic) in tree order; a floating base is
-// not a joint (its 7 positions and 6 velocities are "base_q", "base_v").
+// link_velocity and link_jacobian (world frame, at the current state), on
+// the TimeStepper's controller API (sim/stepping/time_stepper.h). Joints are
+// the robot's 1-DOF joints (revolute, prismatic) in tree order; a floating base
+// is not a joint (its 7 positions and 6 velocities are "base_q", "base_v").
 #include <pybind11/stl.h>
 
 #include <map>
@@ -33,10 +33,7 @@ std::vector<int> PySimulation::Joints(int r) const {
 }
 
 std::vector<std::string> PySimulation::JointNames(int r) const {
-  const MultibodyTree& tree = stepper->scene().robots[r].description.tree;
-  std::vector<std::string> names;
-  for (int j : Joints(r)) names.push_back(tree.joint(j).name);
-  return names;
+  return stepper->JointNames(r);
 }
 
 int PySimulation::JointIndex(int r, const std::string& joint) const {
@@ -109,34 +106,11 @@ py::dict RobotStateDict(const PySimulation& s, int r) {
   const RobotSpec& robot = s.stepper->scene().robots[r];
   const MultibodyTree& tree = robot.description.tree;
   const RobotState& state = s.stepper->robot_states()[r];
-  const std::vector<int> joints = s.Joints(r);
-  const int n = static_cast<int>(joints.size());
-  Eigen::VectorXd q(n), v(n), effort = Eigen::VectorXd::Zero(n);
-  std::map<int, int> column;  // tree joint -> index in joints
-  for (int k = 0; k < n; ++k) {
-    q[k] = state.q[tree.position_start(joints[k])];
-    v[k] = state.v[tree.velocity_start(joints[k])];
-    column[joints[k]] = k;
-  }
-  const Eigen::VectorXd& efforts = s.stepper->ActuationEfforts(r);
-  for (size_t a = 0; a < robot.actuation.size(); ++a) {
-    const auto it = column.find(robot.actuation[a].joint);
-    if (it != column.end() && static_cast<Eigen::Index>(a) < efforts.size()) {
-      effort[it->second] += efforts[a];
-    }
-  }
-  for (const Eigen::VectorXd* tau :
-       {&s.generalized_forces[r], &s.joint_torques[r]}) {
-    if (tau->size() == 0) continue;
-    for (int k = 0; k < n; ++k) {
-      effort[k] += (*tau)[tree.velocity_start(joints[k])];
-    }
-  }
   py::dict d;
   d["joints"] = s.JointNames(r);
-  d["q"] = ToNumpy(q);
-  d["v"] = ToNumpy(v);
-  d["effort"] = ToNumpy(effort);
+  d["q"] = ToNumpy(s.stepper->JointPositions(r));
+  d["v"] = ToNumpy(s.stepper->JointVelocities(r));
+  d["effort"] = ToNumpy(s.stepper->JointEfforts(r));
   if (tree.num_links() > 0 && tree.joint(0).type == JointType::kFloating) {
     d["base_q"] = ToNumpy(Eigen::VectorXd(state.q.head(7)));
     d["base_v"] = ToNumpy(Eigen::VectorXd(state.v.head(6)));
@@ -231,9 +205,9 @@ void DefineSimulationRobots(py::class_<PySimulation>& c) {
       "link_pose",
       [](PySimulation& s, const py::object& robot, const std::string& link) {
         const int r = s.RobotIndex(robot);
-        const int l = s.LinkIndex(r, link);
+        s.LinkIndex(r, link);  // ValueError naming the nearest links
         const auto lock = s.Lock();
-        return PoseTuple(s.stepper->LinkPoses(r)[l]);
+        return PoseTuple(s.stepper->LinkPose(r, link));
       },
       py::arg("robot"), py::arg("link"),
       "World pose of the link frame at the current state: (position (3,) "
@@ -242,14 +216,11 @@ void DefineSimulationRobots(py::class_<PySimulation>& c) {
       "link_velocity",
       [](PySimulation& s, const py::object& robot, const std::string& link) {
         const int r = s.RobotIndex(robot);
-        const int l = s.LinkIndex(r, link);
+        s.LinkIndex(r, link);  // ValueError naming the nearest links
         const auto lock = s.Lock();
-        const RobotState& state = s.stepper->robot_states()[r];
-        std::vector<Eigen::Matrix<double, 6, 1>> V;
-        CalcLinkVelocities(s.stepper->scene().robots[r].description.tree,
-                           state.q, state.v, &V);
-        return py::make_tuple(ToNumpy(Eigen::VectorXd(V[l].head<3>())),
-                              ToNumpy(Eigen::VectorXd(V[l].tail<3>())));
+        const SpatialVelocity V = s.stepper->LinkVelocity(r, link);
+        return py::make_tuple(ToNumpy(Eigen::VectorXd(V.linear)),
+                              ToNumpy(Eigen::VectorXd(V.angular)));
       },
       py::arg("robot"), py::arg("link"),
       "(linear velocity of the link frame's origin (3,) [m/s], angular "
@@ -259,13 +230,10 @@ void DefineSimulationRobots(py::class_<PySimulation>& c) {
       [](PySimulation& s, const py::object& robot, const std::string& link,
          const py::object& point) {
         const int r = s.RobotIndex(robot);
-        const int l = s.LinkIndex(r, link);
+        s.LinkIndex(r, link);  // ValueError naming the nearest links
         const Eigen::Vector3d p_L = OptionalPoint(point);
         const auto lock = s.Lock();
-        const std::vector<Eigen::Isometry3d> X = s.stepper->LinkPoses(r);
-        Eigen::MatrixXd J;
-        CalcFrameJacobian(s.stepper->scene().robots[r].description.tree, X, l,
-                          X[l] * p_L, &J);
+        const Eigen::MatrixXd J = s.stepper->LinkJacobian(r, link, p_L);
         return ToNumpy(J);
       },
       py::arg("robot"), py::arg("link"), py::arg("point") = py::none(),
