@@ -107,7 +107,10 @@ SweepCommands::SweepCommands(CLI::App& app) {
                      "fixed override KEY=VALUE for every run (repeatable)");
   sweep_->add_option("--metric,-m", metrics_,
                      "metric to record (repeatable; default: all but the "
-                     "rigid_qp_* ones). Names: docs/studies.md");
+                     "rigid_qp_* ones): max_penetration_m, "
+                     "resting_penetration_m, ..., or a body's final state "
+                     "body.NAME.position / body.NAME.velocity [.x|.y|.z]. "
+                     "Names: docs/studies.md");
   sweep_
       ->add_option("--window", window_fraction_,
                    "fraction of the run at its end over which resting "
@@ -189,9 +192,9 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
     shard = ParseShard(shard_);
     points = ExpandSweep(study.vary);
     for (const std::string& m : study.metrics) {
-      if (!IsMetricName(m)) {
-        throw std::invalid_argument("--metric '" + m +
-                                    "': unknown metric (see docs/studies.md)");
+      const std::string problem = MetricNameProblem(m);
+      if (!problem.empty()) {
+        throw std::invalid_argument("--metric '" + m + "': " + problem);
       }
     }
     // Bad keys or values common to every run: fail before starting.

@@ -169,7 +169,76 @@ bool IsMetricName(const std::string& name) {
   for (const MetricDefinition& d : MetricDefinitions()) {
     if (d.name == name) return true;
   }
-  return false;
+  BodyMetric body;
+  return ParseBodyMetric(name, &body);
+}
+
+std::string MetricNameProblem(const std::string& name) {
+  if (IsMetricName(name)) return "";
+  if (name.rfind("body.", 0) == 0) {
+    return "not a body metric: body.NAME.position or body.NAME.velocity, "
+           "optionally followed by .x, .y or .z (docs/studies.md)";
+  }
+  std::string list;
+  for (const MetricDefinition& d : MetricDefinitions()) list += d.name + ", ";
+  return "unknown metric (known: " + list +
+         "body.NAME.position, body.NAME.velocity; docs/studies.md)";
+}
+
+bool ParseBodyMetric(const std::string& name, BodyMetric* metric) {
+  const std::string prefix = "body.";
+  if (name.rfind(prefix, 0) != 0) return false;
+  std::string rest = name.substr(prefix.size());
+  auto strip = [&rest](const std::string& suffix) {
+    if (rest.size() <= suffix.size() ||
+        rest.compare(rest.size() - suffix.size(), suffix.size(), suffix) != 0) {
+      return false;
+    }
+    rest.resize(rest.size() - suffix.size());
+    return true;
+  };
+  BodyMetric m;
+  const char* components[] = {".x", ".y", ".z"};
+  for (int c = 0; c < 3; ++c) {
+    if (strip(components[c])) {
+      m.component = c;
+      break;
+    }
+  }
+  if (strip(".position")) {
+    m.quantity = BodyMetric::Quantity::kPosition;
+  } else if (strip(".velocity")) {
+    m.quantity = BodyMetric::Quantity::kVelocity;
+  } else {
+    return false;
+  }
+  if (rest.empty()) return false;
+  m.body = rest;
+  *metric = m;
+  return true;
+}
+
+std::vector<std::string> MetricColumns(const std::string& name) {
+  BodyMetric body;
+  if (ParseBodyMetric(name, &body) && body.component < 0) {
+    return {name + ".x", name + ".y", name + ".z"};
+  }
+  return {name};
+}
+
+std::vector<std::string> MetricColumns(const std::vector<std::string>& names) {
+  std::vector<std::string> columns;
+  for (const std::string& name : names) {
+    for (std::string& c : MetricColumns(name)) columns.push_back(std::move(c));
+  }
+  return columns;
+}
+
+std::string MetricUnit(const std::string& name) {
+  if (const MetricDefinition* d = FindMetricDefinition(name)) return d->unit;
+  BodyMetric body;
+  if (!ParseBodyMetric(name, &body)) return "";
+  return body.quantity == BodyMetric::Quantity::kPosition ? "m" : "m/s";
 }
 
 std::vector<std::string> DefaultMetricNames() {
@@ -334,7 +403,12 @@ std::vector<MetricValue> MetricsAccumulator::Metrics(
         v = rebound_speed_ / impact_speed_;
       }
     } else {
-      throw std::invalid_argument("unknown metric '" + name + "'");
+      BodyMetric body;
+      throw std::invalid_argument(
+          "metric '" + name + "': " +
+          (ParseBodyMetric(name, &body)
+               ? std::string("a body metric (MetricsRecorder computes it)")
+               : MetricNameProblem(name)));
     }
     out.push_back({name, v});
   }

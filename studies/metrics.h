@@ -1,6 +1,6 @@
 // Named metrics of a simulation run and the analytic estimates (docs/theory.md
 // §9, contact_model/regime_estimates.h) beside which parameter studies draw
-// them (issue 6). MetricsAccumulator is pure arithmetic on per-step samples
+// them. MetricsAccumulator is pure arithmetic on per-step samples
 // (StepSample), so the definitions can be checked on synthetic runs;
 // MetricsRecorder (studies/metrics_recorder.h) fills the samples from a
 // TimeStepper. Signs and ordering of contact quantities:
@@ -72,6 +72,14 @@
 //                               (v_i <= 0) or no separation. Use zero
 //                               gravity (or a fast impact) so that gravity
 //                               during the contact does not bias it.
+//   body.NAME.position [m]      per-body metrics (BodyMetric): the position
+//   body.NAME.velocity [m/s]    and the velocity of the centre of mass of
+//                               the scene's body NAME (Scene::bodies) after
+//                               the last step, world frame. Vector-valued:
+//                               three values (sweep.csv columns)
+//                               body.NAME.position.x, .y, .z;
+//                               body.NAME.position.x (or .y, .z) asks for
+//                               one component. NaN before any step.
 //
 // Estimates (always computed; NaN when undefined), for ONE body of mass M
 // resting (or sliding) on the n active contacts of the last step, which
@@ -167,10 +175,38 @@ const std::vector<MetricDefinition>& MetricDefinitions();
 const std::vector<MetricDefinition>& EstimateDefinitions();
 /// The definition of a metric or estimate, or nullptr.
 const MetricDefinition* FindMetricDefinition(const std::string& name);
-/// Whether `name` is a metric (of MetricDefinitions(), not an estimate).
+/// Whether `name` is a metric: of MetricDefinitions() (not an estimate) or
+/// a body metric (ParseBodyMetric; whether the body exists depends on the
+/// scene: CheckMetricNames in studies/metrics_recorder.h).
 bool IsMetricName(const std::string& name);
+/// "" for a metric name (IsMetricName), else why it is not one: "unknown
+/// metric (known: max_penetration_m, ..., body.NAME.position,
+/// body.NAME.velocity; docs/studies.md)", or for a malformed
+/// "body...." name the form of a body metric.
+std::string MetricNameProblem(const std::string& name);
 /// The metrics computed when none are requested: all but the expensive ones.
 std::vector<std::string> DefaultMetricNames();
+
+/// A per-body metric, "body.NAME.position" or "body.NAME.velocity" with an
+/// optional component ".x", ".y" or ".z" (header comment).
+struct BodyMetric {
+  enum class Quantity { kPosition, kVelocity };
+  std::string body;  ///< NAME
+  Quantity quantity{Quantity::kPosition};
+  int component{-1};  ///< 0, 1, 2 for .x, .y, .z; -1: all three
+};
+/// Parses a body metric name; false if `name` is not one (NAME must not be
+/// empty).
+bool ParseBodyMetric(const std::string& name, BodyMetric* metric);
+/// The names of the values a metric gives, which are its sweep.csv columns:
+/// the name itself for a scalar metric, "<name>.x", "<name>.y", "<name>.z"
+/// for a vector one (body.NAME.position, body.NAME.velocity).
+std::vector<std::string> MetricColumns(const std::string& name);
+/// MetricColumns of every name, in order.
+std::vector<std::string> MetricColumns(const std::vector<std::string>& names);
+/// The unit of a metric or estimate, or of a column of a metric ("m" for
+/// body.NAME.position.x); "" if unknown.
+std::string MetricUnit(const std::string& name);
 
 /// One contact of one step.
 struct ContactSample {
@@ -252,7 +288,8 @@ class MetricsAccumulator {
   int window_start() const { return window_start_; }
 
   /// Values of the named metrics (order kept). @throws std::invalid_argument
-  /// for an unknown name.
+  /// for an unknown name, or a body metric (the accumulator sees no bodies:
+  /// MetricsRecorder computes those).
   std::vector<MetricValue> Metrics(const std::vector<std::string>& names) const;
   /// All estimates, EstimateDefinitions() order.
   std::vector<MetricValue> Estimates() const;

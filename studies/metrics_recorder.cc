@@ -1,7 +1,9 @@
 #include "sapcontact/studies/metrics_recorder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "sapcontact/solver/rigid_qp/rigid_qp_solver.h"
 
@@ -21,27 +23,80 @@ MetricsContext MakeContext(const Scene& scene, const MetricsOptions& o) {
   return c;
 }
 
-std::vector<std::string> CheckedNames(const MetricsOptions& o) {
+std::vector<std::string> CheckedNames(const MetricsOptions& o,
+                                      const Scene& scene) {
   std::vector<std::string> names =
       o.metrics.empty() ? DefaultMetricNames() : o.metrics;
-  for (const std::string& name : names) {
-    if (!IsMetricName(name)) {
-      std::string list;
-      for (const MetricDefinition& d : MetricDefinitions()) {
-        list += (list.empty() ? "" : ", ") + d.name;
-      }
-      throw std::invalid_argument("--metric '" + name +
-                                  "': unknown metric (known: " + list + ")");
+  CheckMetricNames(names, scene);
+  return names;
+}
+
+// Levenshtein distance (insertions, deletions, substitutions of bytes).
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
     }
   }
-  return names;
+  return row[b.size()];
+}
+
+// The scene's body names, nearest to `name` first (ties in scene order),
+// at most `limit` of them, then "and N more".
+std::string NearestBodies(const Scene& scene, const std::string& name,
+                          size_t limit) {
+  std::vector<std::pair<size_t, size_t>> order;  // (distance, index)
+  for (size_t b = 0; b < scene.bodies.size(); ++b) {
+    order.emplace_back(EditDistance(name, scene.bodies[b].name), b);
+  }
+  std::stable_sort(order.begin(), order.end());
+  std::string list;
+  for (size_t i = 0; i < order.size() && i < limit; ++i) {
+    list += (i ? ", " : "") + scene.bodies[order[i].second].name;
+  }
+  if (order.size() > limit) {
+    list += " and " + std::to_string(order.size() - limit) + " more";
+  }
+  return list;
 }
 
 }  // namespace
 
+void CheckMetricNames(const std::vector<std::string>& names,
+                      const Scene& scene) {
+  for (const std::string& name : names) {
+    const std::string problem = MetricNameProblem(name);
+    if (!problem.empty()) {
+      throw std::invalid_argument("metric '" + name + "': " + problem);
+    }
+    BodyMetric body;
+    if (!ParseBodyMetric(name, &body) || scene.FindBody(body.body) >= 0) {
+      continue;
+    }
+    std::string message =
+        "metric '" + name + "': no body '" + body.body + "' in the scene";
+    if (scene.FindRobot(body.body) >= 0) {
+      message += " ('" + body.body +
+                 "' is a robot: body metrics are of the scene's bodies)";
+    }
+    message += scene.bodies.empty()
+                   ? " (it has no bodies)"
+                   : " (bodies, nearest first: " +
+                         NearestBodies(scene, body.body, 10) + ")";
+    throw std::invalid_argument(message);
+  }
+}
+
 MetricsRecorder::MetricsRecorder(const Scene& scene,
                                  const MetricsOptions& options)
-    : names_(CheckedNames(options)),
+    : names_(CheckedNames(options, scene)),
       sap_model_(scene.solver.model == SolverModel::kSap),
       cold_solver_(MakeSapParameters(scene.solver)),
       accumulator_(MakeContext(scene, options)) {
@@ -57,6 +112,14 @@ MetricsRecorder::MetricsRecorder(const Scene& scene,
   }
   const TimeStepper initial(scene);
   mechanical_energy_ = initial.KineticEnergy() + initial.PotentialEnergy();
+  const Vector3 nan = Vector3::Constant(std::nan(""));
+  body_position_.assign(scene.bodies.size(), nan);
+  body_velocity_.assign(scene.bodies.size(), nan);
+  for (const std::string& name : names_) {
+    BodyMetric body;
+    metric_body_.push_back(
+        ParseBodyMetric(name, &body) ? scene.FindBody(body.body) : -1);
+  }
 }
 
 void MetricsRecorder::OnStep(const TimeStepper& stepper, const StepInfo& info) {
@@ -171,10 +234,40 @@ void MetricsRecorder::OnStep(const TimeStepper& stepper, const StepInfo& info) {
     }
   }
   accumulator_.Add(s);
+  for (int b : metric_body_) {
+    if (b < 0) continue;
+    body_position_[b] = state[b].pose.position;  // the centre of mass
+    body_velocity_[b] = state[b].velocity;
+  }
 }
 
 std::vector<MetricValue> MetricsRecorder::Metrics() const {
-  return accumulator_.Metrics(names_);
+  std::vector<std::string> scalar;  // the accumulator's
+  for (size_t i = 0; i < names_.size(); ++i) {
+    if (metric_body_[i] < 0) scalar.push_back(names_[i]);
+  }
+  const std::vector<MetricValue> scalar_values = accumulator_.Metrics(scalar);
+  std::vector<MetricValue> out;
+  size_t next_scalar = 0;
+  for (size_t i = 0; i < names_.size(); ++i) {
+    const int b = metric_body_[i];
+    if (b < 0) {
+      out.push_back(scalar_values[next_scalar++]);
+      continue;
+    }
+    BodyMetric body;
+    ParseBodyMetric(names_[i], &body);
+    const Vector3& v = body.quantity == BodyMetric::Quantity::kPosition
+                           ? body_position_[b]
+                           : body_velocity_[b];
+    const std::vector<std::string> columns = MetricColumns(names_[i]);
+    if (body.component >= 0) {
+      out.push_back({columns[0], v(body.component)});
+    } else {
+      for (int c = 0; c < 3; ++c) out.push_back({columns[c], v(c)});
+    }
+  }
+  return out;
 }
 
 std::vector<MetricValue> MetricsRecorder::Estimates() const {

@@ -13,10 +13,19 @@
 
 namespace sapcontact {
 
+/// Checks metric names for `scene`: every name is a metric (IsMetricName)
+/// and every body metric (body.NAME.position, ...) names a body of the
+/// scene. @throws std::invalid_argument "metric 'body.slidr.position': no
+/// body 'slidr' in the scene (bodies, nearest first: slider, ground)" (at
+/// most 10 listed; a robot's name says that robots are not bodies), or
+/// with MetricNameProblem for an unknown metric.
+void CheckMetricNames(const std::vector<std::string>& names,
+                      const Scene& scene);
+
 struct MetricsOptions {
-  /// Metrics to compute (names of MetricDefinitions()); empty: the default
-  /// ones (DefaultMetricNames()). The expensive rigid_qp_* metrics solve
-  /// the rigid QP of every step.
+  /// Metrics to compute (names of MetricDefinitions() and body metrics,
+  /// studies/metrics.h); empty: the default ones (DefaultMetricNames()).
+  /// The expensive rigid_qp_* metrics solve the rigid QP of every step.
   std::vector<std::string> metrics;
   /// MetricsContext::window_fraction and sliding_speed_mps.
   double window_fraction{0.1};
@@ -25,14 +34,16 @@ struct MetricsOptions {
 
 class MetricsRecorder {
  public:
-  /// @throws std::invalid_argument for an unknown metric name or a bad
-  ///         option (naming it).
+  /// @throws std::invalid_argument for an unknown metric name or body
+  ///         (CheckMetricNames) or a bad option (naming it).
   MetricsRecorder(const Scene& scene, const MetricsOptions& options);
 
   /// Call after every step (SimulationOptions::on_step).
   void OnStep(const TimeStepper& stepper, const StepInfo& info);
 
-  /// The requested metrics (in the requested order) and all estimates.
+  /// The requested metrics (in the requested order; a vector metric gives
+  /// its MetricColumns, body.box.position gives body.box.position.x, .y,
+  /// .z) and all estimates.
   std::vector<MetricValue> Metrics() const;
   std::vector<MetricValue> Estimates() const;
   const std::vector<std::string>& metric_names() const { return names_; }
@@ -50,6 +61,11 @@ class MetricsRecorder {
   StepSample sample_;              // reused
   int probe_{-1};                  // first moving body (restitution)
   Vector3 probe_velocity_{Vector3::Zero()};  // its velocity after the step
+  // Body metrics: per requested name (-1: not a body metric) the body's
+  // index; the bodies' centre-of-mass position and velocity after the last
+  // step (NaN before the first).
+  std::vector<int> metric_body_;
+  std::vector<Vector3> body_position_, body_velocity_;
 };
 
 }  // namespace sapcontact

@@ -183,7 +183,7 @@ void WriteRunPlots(const std::string& output_dir) {
   BodyPlot(gp, png[1], "speed of the centre of mass", "|v| [m/s]", 3, bodies);
   StepPlot(gp, png[2], "energy at the start of each step", "energy [J]",
            {{6, "kinetic", "#1f77b4"},
-            {7, "potential (gravity, 0 at z = 0)", "#2ca02c"},
+            {7, "potential (gravity, 0 at the world origin)", "#2ca02c"},
             {8, "elastic (contacts)", "#ff7f0e"},
             {9, "total", "#000000"}},
            "lines");

@@ -9,9 +9,8 @@
 namespace sapcontact {
 
 std::string ColumnLabel(const std::string& column) {
-  if (const MetricDefinition* d = FindMetricDefinition(column)) {
-    return column + " [" + d->unit + "]";
-  }
+  const std::string unit = MetricUnit(column);
+  if (!unit.empty()) return column + " [" + unit + "]";
   const size_t dot = column.rfind('.');
   std::string last = dot == std::string::npos ? column : column.substr(dot + 1);
   std::string parent;
@@ -54,7 +53,7 @@ std::vector<PlotSpec> DefaultPlots(const std::vector<SweepAxis>& axes,
       {"hover_height_m", "estimate_hover_height_m"},
   };
   std::vector<PlotSpec> plots;
-  for (const std::string& metric : metrics) {
+  for (const std::string& metric : MetricColumns(metrics)) {
     for (size_t a = 0; a < axes.size(); ++a) {
       PlotSpec p;
       p.x = axes[a].keys.at(0);
@@ -64,9 +63,10 @@ std::vector<PlotSpec> DefaultPlots(const std::vector<SweepAxis>& axes,
       }
       const auto it = estimate_of.find(metric);
       if (it != estimate_of.end()) p.estimates.push_back({it->second, ""});
-      std::string key = p.x;
+      std::string key = p.x, name = metric;
       std::replace(key.begin(), key.end(), '.', '_');
-      p.file = metric + "_vs_" + key + ".png";
+      std::replace(name.begin(), name.end(), '.', '_');
+      p.file = name + "_vs_" + key + ".png";
       if (axes[a].log_spacing) p.xscale = PlotScale::kLog;
       plots.push_back(p);
     }

@@ -147,16 +147,34 @@ SweepRow RunSweepPoint(const std::string& scene_path, const SweepPoint& point,
 std::vector<SweepRow> RunSweep(const std::string& scene_path,
                                const std::vector<SweepAxis>& axes,
                                const SweepOptions& options) {
-  // Validate the metric names before starting (a recorder needs a scene:
-  // check the names against the definitions directly).
+  // Validate the metric names before starting: against the definitions,
+  // and body metrics against the bodies of the first point's scene (a
+  // scene that does not load is left to the rows' errors).
+  bool body_metrics = false;
   for (const std::string& name : options.metrics.metrics) {
-    if (!IsMetricName(name)) {
-      throw std::invalid_argument("--metric '" + name + "': unknown metric");
+    const std::string problem = MetricNameProblem(name);
+    if (!problem.empty()) {
+      throw std::invalid_argument("metric '" + name + "': " + problem);
     }
+    BodyMetric body;
+    body_metrics = body_metrics || ParseBodyMetric(name, &body);
   }
   std::vector<SweepPoint> points;
   for (SweepPoint& p : ExpandSweep(axes)) {
     if (InShard(p.index, options.shard)) points.push_back(std::move(p));
+  }
+  if (body_metrics && !points.empty()) {
+    std::vector<std::string> overrides = options.fixed_overrides;
+    overrides.insert(overrides.end(), points[0].overrides.begin(),
+                     points[0].overrides.end());
+    Scene scene;
+    bool loaded = true;
+    try {
+      scene = LoadScene(scene_path, overrides);
+    } catch (const std::exception&) {
+      loaded = false;
+    }
+    if (loaded) CheckMetricNames(options.metrics.metrics, scene);
   }
   const int total = static_cast<int>(points.size());
   std::vector<SweepRow> rows(total);

@@ -1,4 +1,4 @@
-// Runs a parameter sweep (issue 6): every point of the Cartesian product of
+// Runs a parameter sweep: every point of the Cartesian product of
 // the varied scene values (studies/sweep_spec.h) that is in the shard, in
 // parallel over worker threads. Each run loads the scene with the fixed
 // and the point's overrides (sim/scene/scene_loader.h), simulates it with
@@ -71,8 +71,9 @@ struct SweepRow {
 std::vector<std::string> SummaryFieldNames();
 
 /// Runs the points of `axes` in `options.shard`; rows in index order.
-/// @throws std::invalid_argument on bad axes or metric names (before any
-///         run starts).
+/// @throws std::invalid_argument on bad axes or metric names, or a body
+///         metric whose body is not in the scene of the shard's first point
+///         (CheckMetricNames; before any run starts).
 std::vector<SweepRow> RunSweep(const std::string& scene_path,
                                const std::vector<SweepAxis>& axes,
                                const SweepOptions& options);

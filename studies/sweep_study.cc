@@ -229,9 +229,10 @@ SweepStudy ParseSweepStudy(const std::string& text, const std::string& name,
   }
   if (doc["metrics"]) s.metrics = r.Strings(doc["metrics"], "metrics");
   for (size_t i = 0; i < s.metrics.size(); ++i) {
-    if (!IsMetricName(s.metrics[i])) {
+    const std::string problem = MetricNameProblem(s.metrics[i]);
+    if (!problem.empty()) {
       r.Fail("metrics[" + std::to_string(i) + "]",
-             "unknown metric '" + s.metrics[i] + "'",
+             "'" + s.metrics[i] + "': " + problem,
              doc["metrics"].IsSequence() ? doc["metrics"][i] : doc["metrics"]);
     }
   }

@@ -63,7 +63,7 @@ SweepTable MakeSweepTable(const std::vector<SweepAxis>& axes,
   for (const std::string& name : SummaryFieldNames()) {
     if (t.Column(name) < 0) t.columns.push_back(name);
   }
-  for (const std::string& name : metric_names) {
+  for (const std::string& name : MetricColumns(metric_names)) {
     if (t.Column(name) < 0) t.columns.push_back(name);
   }
   for (const MetricDefinition& d : EstimateDefinitions()) {

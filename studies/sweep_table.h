@@ -1,6 +1,7 @@
-// The table of a sweep (DIR/sweep.csv, issue 6): one row per run, columns
+// The table of a sweep (DIR/sweep.csv): one row per run, columns
 //   index, <every varied key>, status, error, <scalar summary.json fields>,
-//   <requested metrics>, <estimates>
+//   <requested metrics' columns (MetricColumns: body.box.position is
+//   body.box.position.x, .y, .z)>, <estimates>
 // (a metric with the name of a summary field, e.g. max_penetration_m, shares
 // its column: the two are the same quantity). CSV per RFC 4180 (fields with
 // ',', '"' or a line break are quoted, '"' doubled); numbers with 9

@@ -847,8 +847,22 @@ RobotDescription UrdfReader::Read(const std::string& xml) {
   }
   TiXmlElement* robot = doc.RootElement();
   if (robot == nullptr || robot->ValueStr() != "robot") {
-    Fail(robot != nullptr ? robot->Row() : 0, "",
-         "the root element is not <robot>");
+    const int row = robot != nullptr ? robot->Row() : 0;
+    const std::string root = robot != nullptr ? robot->ValueStr() : "";
+    // The two robot formats a URDF is most often confused with.
+    if (root == "mujoco") {
+      Fail(row, "",
+           "the root element is <mujoco>: MJCF is not supported: sapsim reads "
+           "URDF robots (docs/robots.md)");
+    }
+    if (root == "sdf") {
+      Fail(row, "",
+           "the root element is <sdf>: SDFormat is not supported: sapsim "
+           "reads URDF robots (docs/robots.md)");
+    }
+    Fail(row, "",
+         root.empty() ? std::string("the root element is not <robot>")
+                      : "the root element is <" + root + ">, not <robot>");
   }
   const char* name = robot->Attribute("name");
   if (name == nullptr) {

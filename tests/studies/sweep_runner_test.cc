@@ -124,6 +124,75 @@ TEST(SweepRunnerTest, AFailingRunIsARowWithItsError) {
                std::invalid_argument);
 }
 
+// Per-body metrics: the final position and velocity of a named body, as
+// sweep.csv columns. box_slide's box, launched at 1 m/s, stops after
+// v^2 / (2 mu g) and rests there at its half height.
+TEST(SweepRunnerTest, BodyMetricsAreTheBodysFinalState) {
+  const std::vector<SweepAxis> axes = {
+      ParseSweepAxis("materials.default.friction=0.25,0.5")};
+  SweepOptions options;
+  options.fixed_overrides = {"duration=0.6"};
+  options.metrics.metrics = {"body.box.position", "body.box.velocity.x"};
+  options.jobs = 2;
+  const std::vector<SweepRow> rows =
+      RunSweep(ScenePath("box_slide"), axes, options);
+  ASSERT_EQ(rows.size(), 2u);
+  const SweepTable t = MakeSweepTable(axes, options.metrics.metrics, rows);
+  for (const char* column : {"body.box.position.x", "body.box.position.y",
+                             "body.box.position.z", "body.box.velocity.x"}) {
+    EXPECT_GE(t.Column(column), 0) << column;
+  }
+  EXPECT_LT(t.Column("body.box.position"), 0);
+  EXPECT_LT(t.Column("body.box.velocity.y"), 0);
+  const double mus[] = {0.25, 0.5};
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(t.rows[r][t.Column("status")], "ok") << rows[r].error;
+    const double x = std::stod(t.rows[r][t.Column("body.box.position.x")]);
+    const double stop = 1.0 / (2 * mus[r] * 9.81);
+    EXPECT_NEAR(x, stop, 0.02 * stop) << "mu " << mus[r];
+    EXPECT_NEAR(std::stod(t.rows[r][t.Column("body.box.position.y")]), 0.0,
+                1e-9);
+    EXPECT_NEAR(std::stod(t.rows[r][t.Column("body.box.position.z")]), 0.1,
+                1e-3);
+    EXPECT_NEAR(std::stod(t.rows[r][t.Column("body.box.velocity.x")]), 0.0,
+                1e-3);
+  }
+  // The units label the plots' axes.
+  EXPECT_EQ(MetricUnit("body.box.position.x"), "m");
+  EXPECT_EQ(MetricUnit("body.box.velocity"), "m/s");
+}
+
+// A body metric of a body the scene does not have lists its bodies,
+// nearest first; an unknown metric lists the known ones.
+TEST(SweepRunnerTest, BadMetricNamesListWhatThereIs) {
+  const std::vector<SweepAxis> axes = {ParseSweepAxis("duration=0.01")};
+  auto message = [&](const std::string& metric) {
+    SweepOptions o;
+    o.metrics.metrics = {metric};
+    try {
+      RunSweep(ScenePath("arm_push"), axes, o);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("body.box_d.position"),
+            "metric 'body.box_d.position': no body 'box_d' in the scene "
+            "(bodies, nearest first: box_a, box_b, box_c, ground)");
+  EXPECT_EQ(message("body.pusher.velocity"),
+            "metric 'body.pusher.velocity': no body 'pusher' in the scene "
+            "('pusher' is a robot: body metrics are of the scene's bodies) "
+            "(bodies, nearest first: ground, box_a, box_b, box_c)");
+  const std::string unknown = message("penetration");
+  EXPECT_EQ(unknown.rfind("metric 'penetration': unknown metric (known: "
+                          "max_penetration_m, ",
+                          0),
+            0u)
+      << unknown;
+  EXPECT_NE(unknown.find("body.NAME.position, body.NAME.velocity"),
+            std::string::npos);
+}
+
 TEST(SweepProcessesTest, ACrashingTaskIsAFailureNotTheEnd) {
   std::vector<std::string> outputs(4), failures(4);
   int calls = 0;
@@ -211,7 +280,11 @@ TEST(SweepStudyTest, ShippedStudiesLoadAndBadOnesAreNamed) {
   const std::vector<Case> cases = {
       {"vary: [a=1]", "scene: missing"},
       {"scene: x.yaml\nvary: [a=1:2]", "vary[0]: --vary 'a=1:2'"},
-      {"scene: x.yaml\nmetrics: [bogus]", "metrics[0]: unknown metric"},
+      {"scene: x.yaml\nmetrics: [bogus]",
+       "metrics[0]: 'bogus': unknown metric (known: max_penetration_m, "},
+      {"scene: x.yaml\nmetrics: [body.box.speed]",
+       "metrics[0]: 'body.box.speed': not a body metric: body.NAME.position "
+       "or body.NAME.velocity"},
       {"scene: x.yaml\ncolour: red", "colour: unknown key"},
       {"scene: x.yaml\nplots: [{file: a.png, x: t}]", "plots[0].y: missing"},
       {"scene: x.yaml\nplots: [{file: a.svg, x: t, y: u}]",

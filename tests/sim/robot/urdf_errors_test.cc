@@ -102,8 +102,38 @@ TEST(UrdfErrors, EmptyDocument) {
 }
 
 TEST(UrdfErrors, RootIsNotRobot) {
-  const std::string xml = "<?xml version=\"1.0\"?>\n<sdf version=\"1.6\"/>\n";
-  ExpectUrdfError(xml, {"bad.urdf:2:", "root element is not <robot>"});
+  const std::string xml =
+      "<?xml version=\"1.0\"?>\n<model>\n  <name>m</name>\n</model>\n";
+  EXPECT_EQ(ExpectUrdfError(xml, {}),
+            "bad.urdf:2: the root element is <model>, not <robot>");
+}
+
+// MJCF and SDFormat files given as a URDF: the message names the format
+// and what is read instead, at the root element's line.
+TEST(UrdfErrors, MjcfAndSdformatAreNamed) {
+  const std::string mjcf =
+      "<!-- an MJCF model -->\n<mujoco model=\"arm\">\n  <worldbody/>\n"
+      "</mujoco>\n";
+  EXPECT_EQ(ExpectUrdfError(mjcf, {}),
+            "bad.urdf:2: the root element is <mujoco>: MJCF is not "
+            "supported: sapsim reads URDF robots (docs/robots.md)");
+  const std::string sdf =
+      "<?xml version=\"1.0\"?>\n<sdf version=\"1.6\">\n"
+      "  <model name=\"arm\"><link name=\"a\"/></model>\n</sdf>\n";
+  EXPECT_EQ(ExpectUrdfError(sdf, {}),
+            "bad.urdf:2: the root element is <sdf>: SDFormat is not "
+            "supported: sapsim reads URDF robots (docs/robots.md)");
+  // Through a file (LoadUrdf names the path), as a scene's robot gives it.
+  const std::string path = WriteTempUrdf("arm.xml", mjcf);
+  try {
+    LoadUrdf(path);
+    FAIL() << "no error";
+  } catch (const UrdfError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path +
+                  ":2: the root element is <mujoco>: MJCF is not "
+                  "supported: sapsim reads URDF robots (docs/robots.md)");
+  }
 }
 
 TEST(UrdfErrors, NoLinks) {

@@ -1,7 +1,9 @@
 // Bad input: every case throws SceneError whose message names the file, the
 // line (the line marked "#<" in the case's text) and the field.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <sstream>
 
 #include "sapcontact/sim/scene/scene_loader.h"
@@ -305,13 +307,47 @@ TEST(BadScene, EmptyAndMissingFiles) {
     EXPECT_NE(std::string(e.what()).find(empty), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("empty"), std::string::npos);
   }
-  const std::string missing = empty + ".does_not_exist";
+}
+
+// The message of a scene file that cannot be opened.
+std::string OpenError(const std::string& path) {
   try {
-    LoadScene(missing);
-    FAIL();
+    LoadScene(path);
   } catch (const SceneError& e) {
-    EXPECT_NE(std::string(e.what()).find(missing), std::string::npos);
-    EXPECT_NE(std::string(e.what()).find("cannot open"), std::string::npos);
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.line(), 0);
+    EXPECT_EQ(e.field(), "");
+    return e.what();
+  }
+  ADD_FAILURE() << path << " loaded";
+  return "";
+}
+
+// A file that cannot be opened: the system's reason, and for a relative
+// path the working directory it was looked up from.
+TEST(BadScene, MissingFilesSayWhyAndWhere) {
+  const std::string empty = testing_util::WriteTempScene("empty.yaml", "");
+  const std::string missing = empty + ".does_not_exist";
+  EXPECT_EQ(
+      OpenError(missing),
+      missing + ": cannot open the scene file: No such file or directory");
+  // A path through a regular file.
+  EXPECT_EQ(OpenError(empty + "/scene.yaml"),
+            empty + "/scene.yaml: cannot open the scene file: Not a directory");
+  const std::string cwd = std::filesystem::current_path().string();
+  const std::string relative = "nosuch_" + std::to_string(::getpid()) + ".yaml";
+  ASSERT_FALSE(std::filesystem::exists(relative));
+  EXPECT_EQ(OpenError(relative),
+            relative +
+                ": cannot open the scene file: No such file or directory "
+                "(relative to the working directory " +
+                cwd + ")");
+  if (::geteuid() != 0) {  // root reads anything
+    const std::string secret = testing_util::WriteTempScene(
+        "secret.yaml", "time_step: 0.001\nduration: 1\nbodies: []\n");
+    std::filesystem::permissions(secret, std::filesystem::perms::none);
+    EXPECT_EQ(OpenError(secret),
+              secret + ": cannot open the scene file: Permission denied");
   }
 }
 
