@@ -109,7 +109,8 @@ inline std::vector<RobotComparisonScene> AllRobotScenes() {
 
 /// The --set overrides that give the shipped scene the comparison's time
 /// step, duration, contact parameters (materials.default, which every body
-/// and robot of these scenes uses), beta and sigma.
+/// and robot of these scenes uses), the SAP contact model (scenes default to
+/// lagged), beta and sigma.
 inline std::vector<std::string> RobotSceneOverrides(
     const RobotComparisonScene& s, double dt, double sigma) {
   return {"time_step=" + Num(dt),
@@ -117,6 +118,7 @@ inline std::vector<std::string> RobotSceneOverrides(
           "materials.default.stiffness=.inf",
           "materials.default.dissipation_time_scale=" + Num(1.5 * dt),
           "materials.default.friction=" + Num(kFriction),
+          "solver.contact_model=sap",
           "solver.near_rigid_threshold=" + Num(kBeta),
           "solver.friction_regularization=" + Num(sigma),
           "output.every=1000000"};

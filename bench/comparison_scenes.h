@@ -315,8 +315,11 @@ inline std::string ToSapsimYaml(const ComparisonScene& s, double dt,
     << "]\n"
     // Pair rule: dissipation time scales add, so 1.5 dt per material.
     << "materials:\n  default: {stiffness: .inf, dissipation_time_scale: "
-    << Num(1.5 * dt) << ", friction: " << Num(kFriction) << "}\n"
-    << "solver:\n  near_rigid_threshold: " << Num(kBeta)
+    << Num(1.5 * dt) << ", friction: " << Num(kFriction)
+    << "}\n"
+    // The SAP paper's contact model, whose regularization is matched to
+    // MuJoCo's above (scenes default to lagged).
+    << "solver:\n  contact_model: sap\n  near_rigid_threshold: " << Num(kBeta)
     << "\n  friction_regularization: " << Num(sigma) << "\n"
     << "output:\n  every: 1000000\nbodies:\n";
   for (const ComparisonBody& b : s.bodies) {

@@ -266,7 +266,8 @@ int Run(const RunOptions& o) {
       std::fprintf(stderr,
                    "sapsim run: error: --export-fclib: material '%s' of %s "
                    "uses the %s contact model; FCLib problems hold "
-                   "friction-cone (sap) contacts only\n",
+                   "friction-cone (sap) contacts only (--set "
+                   "solver.contact_model=sap makes every material sap)\n",
                    m.name.c_str(), o.scene.c_str(), ToString(m.model));
       return 2;
     }
@@ -401,7 +402,9 @@ int Run(const RunOptions& o) {
           (scene.solver.model == SolverModel::kRigid ? "--set solver.model=sap "
                                                      : "") +
           std::string("--set materials.") +
-          MaterialOfCollider(scene, s.max_hover_bodies[1]) + ".model=lagged";
+          MaterialOfCollider(scene, s.max_hover_bodies[1]) +
+          ".model=lagged (or --set solver.contact_model=lagged for every "
+          "material that names no model)";
       std::printf(
           "Gliding: sliding contacts pushed across gaps of up to %.3g m "
           "(between '%s' and '%s' at [%.4g, %.4g, %.4g] m, in the step "

@@ -18,8 +18,9 @@ struct Material {
   double dissipation_time_scale{0.01};
   /// Coulomb friction coefficient mu [-], finite, >= 0.
   double friction{0.5};
-  /// Contact model (docs/theory.md §18): sap, similar or lagged.
-  ContactModel model{ContactModel::kSap};
+  /// Contact model (docs/theory.md §18): sap, similar or lagged. Default
+  /// lagged, the default of scene files (SolverSettings::contact_model).
+  ContactModel model{ContactModel::kLagged};
   /// Hunt-Crossley dissipation d [s/m], finite, >= 0 (similar, lagged).
   double hunt_crossley_dissipation{50.0};
   /// Stiction tolerance v_s [m/s], finite, > 0 (similar, lagged).

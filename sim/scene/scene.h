@@ -1,5 +1,5 @@
 // The scene data model: plain structs mirroring the YAML scene schema of
-// docs/scenes.md (issue 5), after grid expansion and validation. SI units;
+// docs/scenes.md, after grid expansion and validation. SI units;
 // defaults are those of the schema. Loaded by LoadScene
 // (sim/scene/scene_loader.h).
 #pragma once
@@ -41,6 +41,12 @@ const char* LinearSolverKindName(LinearSolverKind v);
 /// YAML `solver:` (optional section; every field optional).
 struct SolverSettings {
   SolverModel model{SolverModel::kSap};
+  /// YAML solver.contact_model: the contact model (docs/theory.md §18) of
+  /// every material that does not name one, the built-in "default"
+  /// included. Default lagged, as Drake's default discrete contact
+  /// approximation: sliding contacts do not glide (docs/scenes.md,
+  /// "Contact models"); sap is the SAP paper's model.
+  ContactModel contact_model{ContactModel::kLagged};
   /// beta [-], >= 0.
   double near_rigid_threshold{1.0};
   /// sigma [-], > 0.

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <unordered_map>
 
@@ -149,6 +152,10 @@ void SceneParser::ParseSolver(const YAML::Node& n, SolverSettings* s) {
     s->model = static_cast<SolverModel>(
         r_.Choice(n["model"], "solver.model", {"sap", "rigid"}));
   }
+  if (n["contact_model"]) {
+    s->contact_model =
+        ContactModelChoice(n["contact_model"], "solver.contact_model");
+  }
   if (n["near_rigid_threshold"]) {
     s->near_rigid_threshold = r_.NonNegative(n["near_rigid_threshold"],
                                              "solver.near_rigid_threshold");
@@ -211,8 +218,20 @@ void SceneParser::ParseSolver(const YAML::Node& n, SolverSettings* s) {
   }
 }
 
+// sap | similar | lagged (docs/theory.md §18).
+ContactModel SceneParser::ContactModelChoice(const YAML::Node& n,
+                                             const std::string& field) const {
+  const ContactModel models[] = {ContactModel::kSap, ContactModel::kSimilar,
+                                 ContactModel::kLagged};
+  std::vector<std::string> names;
+  for (ContactModel model : models) names.push_back(ToString(model));
+  return models[r_.Choice(n, field, names)];
+}
+
 void SceneParser::ParseMaterials(const YAML::Node& n, Scene* scene) {
-  scene->materials.assign(1, Material{});  // the built-in "default"
+  // The built-in "default", of the scene's contact model.
+  scene->materials.assign(1, Material{});
+  scene->materials[0].model = scene->solver.contact_model;
   if (!n) return;
   r_.CheckMap(n, "materials", {});
   for (const auto& item : n) {
@@ -262,13 +281,9 @@ void SceneParser::ParseMaterials(const YAML::Node& n, Scene* scene) {
                     limits::kMaxFriction, "",
                     "no surface pair has a larger friction coefficient");
     }
-    if (m["model"]) {
-      const ContactModel models[] = {ContactModel::kSap, ContactModel::kSimilar,
-                                     ContactModel::kLagged};
-      std::vector<std::string> names;
-      for (ContactModel model : models) names.push_back(ToString(model));
-      mat.model = models[r_.Choice(m["model"], field + ".model", names)];
-    }
+    mat.model = scene->solver.contact_model;
+    if (m["model"])
+      mat.model = ContactModelChoice(m["model"], field + ".model");
     if (m["hunt_crossley_dissipation"]) {
       const std::string f = field + ".hunt_crossley_dissipation";
       mat.hunt_crossley_dissipation =
@@ -398,10 +413,30 @@ Scene ParseWithOverrides(YAML::Node root, YamlReader* reader,
 // FIFO or a device such as /dev/zero would otherwise be read forever).
 std::string ReadSceneFile(const std::string& path, const YamlReader& reader) {
   namespace fs = std::filesystem;
+  // The file cannot be opened: the system's reason, and for a relative path
+  // the working directory it was looked up from. The file, not a field of
+  // it, is the problem: "path: cannot open the scene file: reason".
+  auto fail_open = [&path](const std::error_code& reason) {
+    std::string message =
+        path + ": cannot open the scene file: " + reason.message();
+    std::error_code ec;
+    const fs::path cwd = fs::current_path(ec);
+    if (fs::path(path).is_relative() && !ec) {
+      message += " (relative to the working directory " + cwd.string() + ")";
+    }
+    throw SceneError(path, 0, 0, "", message);
+  };
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st))
-    reader.FailNoPlace("", "cannot open the scene file");
+  if (ec || !fs::exists(st)) {
+    // fs::status reports a missing file and a path through a regular file
+    // alike: ask open(2) for its own reason.
+    errno = 0;
+    std::FILE* probe = std::fopen(path.c_str(), "rb");
+    const int reason = errno != 0 ? errno : ENOENT;
+    if (probe != nullptr) std::fclose(probe);
+    fail_open(ec ? ec : std::error_code(reason, std::generic_category()));
+  }
   if (fs::is_directory(st)) {
     reader.FailNoPlace("", "is a directory, not a scene file");
   }
@@ -410,15 +445,21 @@ std::string ReadSceneFile(const std::string& path, const YamlReader& reader) {
                        "not a regular file (cannot read a scene from a "
                        "device, pipe or socket)");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) reader.FailNoPlace("", "cannot open the scene file");
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(
+      std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) fail_open(std::error_code(errno, std::generic_category()));
   std::string text;
   char chunk[65536];
-  while (in && text.size() <= limits::kMaxFileBytes) {
-    in.read(chunk, sizeof(chunk));
-    text.append(chunk, static_cast<size_t>(in.gcount()));
+  size_t got = 0;
+  while (text.size() <= limits::kMaxFileBytes &&
+         (got = std::fread(chunk, 1, sizeof(chunk), file.get())) > 0) {
+    text.append(chunk, got);
   }
-  if (in.bad()) reader.FailNoPlace("", "cannot read the scene file");
+  if (std::ferror(file.get())) {
+    reader.FailNoPlace(
+        "", "cannot read the scene file: " +
+                std::error_code(errno, std::generic_category()).message());
+  }
   if (text.size() > limits::kMaxFileBytes) {
     reader.FailNoPlace("", "the scene file is larger than " +
                                std::to_string(limits::kMaxFileBytes >> 20) +

@@ -39,6 +39,9 @@ class SceneParser {
 
  private:
   // scene_loader.cc
+  ContactModel ContactModelChoice(const YAML::Node& n,
+                                  const std::string& field) const;
+
   void ParseSolver(const YAML::Node& n, SolverSettings* s);
 
   void ParseMaterials(const YAML::Node& n, Scene* scene);

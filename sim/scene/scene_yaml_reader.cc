@@ -27,6 +27,7 @@ const std::vector<std::string>& RootKeys() {
 }
 const std::vector<std::string>& SolverKeys() {
   static const std::vector<std::string> k{"model",
+                                          "contact_model",
                                           "near_rigid_threshold",
                                           "friction_regularization",
                                           "rel_tolerance",

@@ -90,15 +90,22 @@ RoundTripErrors RunAndCompare(const std::string& scene_name,
 
 TEST(FclibExportRoundTrip, SapStepsReproduceImpulses) {
   // A stack of 10 boxes (40 contacts, W singular, W + R definite) settling,
-  // with SAP converged tightly.
-  const RoundTripErrors e = RunAndCompare(
-      "stack", {"duration=0.02", "solver.rel_tolerance=1e-10"}, 20);
+  // with SAP converged tightly (FCLib problems are friction-cone problems:
+  // the sap contact model).
+  const RoundTripErrors e =
+      RunAndCompare("stack",
+                    {"duration=0.02", "solver.rel_tolerance=1e-10",
+                     "solver.contact_model=sap"},
+                    20);
   EXPECT_EQ(e.files, 20);
   EXPECT_LT(e.impulses, 1e-9);  // measured 1.6e-13
   EXPECT_LT(e.objective, 1e-12);
   // A box sliding on the ground (friction on the cone boundary).
-  const RoundTripErrors s = RunAndCompare(
-      "box_slide", {"duration=0.02", "solver.rel_tolerance=1e-10"}, 20);
+  const RoundTripErrors s =
+      RunAndCompare("box_slide",
+                    {"duration=0.02", "solver.rel_tolerance=1e-10",
+                     "solver.contact_model=sap"},
+                    20);
   EXPECT_GT(s.files, 0);
   EXPECT_LT(s.impulses, 1e-9);
 }

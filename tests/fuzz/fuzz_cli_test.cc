@@ -60,9 +60,11 @@ TEST(Fuzz, CommandLines) {
                 "metrics: [max_penetration_m]\n");
   const std::string bad_study =
       dir.Write("bad_study.yaml", "scene: scene.yaml\nvary: 5\nbogus: 1\n");
-  // An FCLib problem: exported from one step of the scene.
+  // An FCLib problem: exported from one step of the scene (FCLib problems
+  // are friction-cone problems: the sap contact model).
   ASSERT_EQ(RunSapsim({"run", scene, "--out", dir.File("o0"), "-q", "--set",
-                       "duration=0.001", "--export-fclib", dir.File("fc/step")})
+                       "duration=0.001", "--set", "solver.contact_model=sap",
+                       "--export-fclib", dir.File("fc/step")})
                 .status,
             0);
   const std::string fclib_file = dir.File("fc/step-step000000.hdf5");

@@ -271,7 +271,9 @@ TEST_F(RunCommandTest, GlidingIsReportedInTheSummaryAndPrinted) {
   RunOptions o;
   o.scene = WriteScene("slide.yaml", kGood);
   o.out = (dir_ / "out").string();
-  o.overrides = {"bodies.box.velocity=[1,0,0]", "duration=0.05"};
+  // The SAP paper's contact model glides; the lagged default does not.
+  o.overrides = {"bodies.box.velocity=[1,0,0]", "duration=0.05",
+                 "solver.contact_model=sap"};
   ASSERT_EQ(RunCaptured(o), 0) << stderr_;
   std::ifstream js(fs::path(o.out) / "summary.json");
   const nlohmann::json j = nlohmann::json::parse(js);
@@ -294,6 +296,7 @@ TEST_F(RunCommandTest, GlidingIsReportedInTheSummaryAndPrinted) {
   for (const std::string& part :
        {std::string(height), "'" + a + "' and '" + b + "'",
         std::string("materials.default.model=lagged"),
+        std::string("solver.contact_model=lagged"),
         std::string("docs/theory.md §18")}) {
     EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
   }

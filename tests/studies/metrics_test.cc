@@ -287,8 +287,10 @@ TEST(MetricsAccumulatorTest, HuntCrossleyStictionEstimate) {
 // the quantities both compute, and its energy drift is the dissipated
 // kinetic energy of a box that slides to rest.
 TEST(MetricsRecorderTest, AgreesWithSimulationSummary) {
-  const Scene scene = LoadScene(sweep_testing::ScenePath("box_slide"),
-                                {"duration=0.3", "time_step=2e-3"});
+  // The SAP model, whose sliding box hovers (hover_height_m > 0).
+  const Scene scene =
+      LoadScene(sweep_testing::ScenePath("box_slide"),
+                {"duration=0.3", "time_step=2e-3", "solver.contact_model=sap"});
   MetricsRecorder recorder(scene, MetricsOptions{});
   SimulationOptions options;
   options.on_step = [&](const TimeStepper& stepper, const StepInfo& info) {

@@ -75,11 +75,14 @@ Material HC(double k, double d, double v_s, ContactModel model) {
 TEST(CombineMaterials, DefaultsAreThoseOfContactParameters) {
   const ContactParameters defaults;
   const Material m;
-  EXPECT_EQ(m.model, defaults.model);
+  // The model is the exception: a material defaults to lagged, the scenes'
+  // default (SolverSettings::contact_model), the solver's contact to sap.
+  EXPECT_EQ(defaults.model, ContactModel::kSap);
+  EXPECT_EQ(m.model, ContactModel::kLagged);
   EXPECT_EQ(m.hunt_crossley_dissipation, defaults.hunt_crossley_dissipation);
   EXPECT_EQ(m.stiction_tolerance, defaults.stiction_tolerance);
   const ContactParameters p = CombineMaterials(m, m);
-  EXPECT_EQ(p.model, ContactModel::kSap);
+  EXPECT_EQ(p.model, ContactModel::kLagged);
   EXPECT_EQ(p.hunt_crossley_dissipation, 50.0);
   EXPECT_EQ(p.stiction_tolerance, 1e-4);
 }

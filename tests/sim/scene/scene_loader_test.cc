@@ -144,6 +144,43 @@ TEST(SceneLoader, PileHasHundredsOfBodiesInsideTheBin) {
   EXPECT_EQ(boxes, 100);
 }
 
+// solver.contact_model is the model of every material that names none, the
+// built-in default included; a material's own model wins.
+TEST(SceneLoader, ContactModelOfTheSceneAndOfMaterials) {
+  const std::string yaml = R"(
+time_step: 0.002
+duration: 0.5
+solver: {contact_model: sap}
+materials:
+  rubber: {friction: 0.9}
+  soft: {model: similar}
+bodies:
+  - {name: ball, shape: {type: sphere, radius: 0.1}, mass: 2}
+)";
+  const Scene s = LoadSceneFromString(yaml, "models.yaml");
+  EXPECT_EQ(s.solver.contact_model, ContactModel::kSap);
+  ASSERT_EQ(s.materials.size(), 3u);
+  for (const Material& m : s.materials) {
+    EXPECT_EQ(m.model,
+              m.name == "soft" ? ContactModel::kSimilar : ContactModel::kSap)
+        << m.name;
+  }
+  // An override reaches the materials too; a bad value names the field.
+  const Scene lagged =
+      LoadSceneFromString(yaml, "models.yaml", {"solver.contact_model=lagged"});
+  EXPECT_EQ(lagged.materials[0].model, ContactModel::kLagged);
+  EXPECT_EQ(lagged.materials[2].model, ContactModel::kSimilar);
+  try {
+    LoadSceneFromString(yaml, "models.yaml", {"solver.contact_model=soft"});
+    FAIL();
+  } catch (const SceneError& e) {
+    EXPECT_EQ(e.field(), "solver.contact_model");
+    EXPECT_NE(std::string(e.what()).find("sap | similar | lagged"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(SceneLoader, DefaultsOfOptionalSections) {
   const Scene s = LoadSceneFromString(R"(
 time_step: 0.002
@@ -175,7 +212,8 @@ bodies:
   EXPECT_EQ(s.materials[0].stiffness, 1e6);
   EXPECT_EQ(s.materials[0].dissipation_time_scale, 0.01);
   EXPECT_EQ(s.materials[0].friction, 0.5);
-  EXPECT_EQ(s.materials[0].model, ContactModel::kSap);
+  EXPECT_EQ(s.solver.contact_model, ContactModel::kLagged);
+  EXPECT_EQ(s.materials[0].model, ContactModel::kLagged);
   EXPECT_EQ(s.materials[0].hunt_crossley_dissipation, 50.0);
   EXPECT_EQ(s.materials[0].stiction_tolerance, 1e-4);
   const Body& b = s.bodies[0];

@@ -86,7 +86,8 @@ TEST(Stack, StandsForFiveSeconds) {
 // each box shifted by up to 2 mm and turned by up to 0.02 rad about z, the
 // contact manifolds are no longer symmetric and the stack must still stand.
 TEST(Stack, MisalignedStackStands) {
-  Scene scene = LoadShippedScene("stack");
+  // SAP's exact stiction holds the misaligned boxes still.
+  Scene scene = LoadShippedScene("stack", {"solver.contact_model=sap"});
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (int k = 0; k < kBoxes; ++k) {
