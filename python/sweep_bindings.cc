@@ -58,9 +58,9 @@ void DefineSweep(py::module_& m) {
         // As sapsim sweep: unknown metrics, and bad keys or values common
         // to every run (those of the first point), fail before any run.
         for (const std::string& name : metrics) {
-          if (!IsMetricName(name)) {
-            throw py::value_error("metrics: '" + name +
-                                  "': unknown metric (see docs/studies.md)");
+          const std::string problem = MetricNameProblem(name);
+          if (!problem.empty()) {
+            throw py::value_error("metrics: '" + name + "': " + problem);
           }
         }
         std::vector<std::string> first = fixed;

@@ -170,3 +170,18 @@ def test_bad_fclib_files_name_the_file(tmp_path):
         sapcontact.read_fclib(tmp_path / "nothing.hdf5")
     with pytest.raises(ValueError, match=r"solver: 'ipopt' is not one of"):
         sapcontact.solve_fclib(damaged, solver="ipopt")
+
+
+def test_sweep_metric_names_list_what_there_is(scenes_dir):
+    scene = scenes_dir / "box_slide.yaml"
+    with pytest.raises(ValueError,
+                       match=r"metrics: 'penetration': unknown metric "
+                             r"\(known: max_penetration_m, .*"
+                             r"body\.NAME\.position, body\.NAME\.velocity"):
+        sapcontact.sweep(scene, vary={"duration": [0.01]},
+                         metrics=["penetration"])
+    with pytest.raises(ValueError,
+                       match=r"'body\.box\.pos': not a body metric: "
+                             r"body\.NAME\.position or body\.NAME\.velocity"):
+        sapcontact.sweep(scene, vary={"duration": [0.01]},
+                         metrics=["body.box.pos"])

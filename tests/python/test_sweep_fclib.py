@@ -11,7 +11,8 @@ import pytest
 import sapcontact
 
 VARY = {"materials.default.stiffness": [1e4, 1e5, 1e6]}
-FIXED = {"duration": 0.5}
+# The SAP paper's contact model, whose resting penetration is m g / (n k).
+FIXED = {"duration": 0.5, "solver.contact_model": "sap"}
 METRICS = ["resting_penetration_m", "max_penetration_m"]
 
 
@@ -19,6 +20,7 @@ def sapsim_sweep(sapsim, scene, out):
     subprocess.run(
         [str(sapsim), "sweep", str(scene), "--vary",
          "materials.default.stiffness=1e4,1e5,1e6", "--set", "duration=0.5",
+         "--set", "solver.contact_model=sap",
          "--metric", METRICS[0], "--metric", METRICS[1], "--out", str(out),
          "--no-plots", "--quiet", "--jobs", "2"],
         check=True)
@@ -129,7 +131,9 @@ def test_sweep_axes_spelled_three_ways_and_bad_input(scenes_dir):
 def stack_fclib(sapsim, scenes_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("fclib")
     subprocess.run([str(sapsim), "run", str(scenes_dir / "stack.yaml"),
-                    "--set", "duration=0.003", "--out", str(out / "run"),
+                    "--set", "duration=0.003",
+                    "--set", "solver.contact_model=sap",  # a friction cone
+                    "--out", str(out / "run"),
                     "--export-fclib", str(out / "stack"), "--quiet"],
                    check=True)
     files = sorted(out.glob("stack-step*.hdf5"))
