@@ -75,7 +75,7 @@ struct OutputSettings {
   int every{10};
 };
 
-/// YAML `collision:` (optional; an extension of the issue-5 schema).
+/// YAML `collision:` (optional).
 struct CollisionSettings {
   /// Speculative margin [m], >= 0: pairs closer than this (phi <= margin) get
   /// contacts. The time stepper adds each body's motion bound on top (see

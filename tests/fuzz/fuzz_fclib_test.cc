@@ -30,7 +30,7 @@ TEST(Fuzz, FclibFiles) {
   TempDir dir("fuzz_fclib");
   Random r(Seed() * 1000 + 5);
   Tally tally;
-  // The Rover1039.hdf5 when the shared set is there, else a
+  // The FCLib set's Rover1039.hdf5 when the shared set is there, else a
   // problem written here.
   std::string original;
   const std::string shared = fclib_test::SharedFclibDir();

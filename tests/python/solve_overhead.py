@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The cost of a Python solve call against the same call in C++ (issue 15):
+"""The cost of a Python solve call against the same call in C++:
 one SapSolver solving the 4-contact box of tests/python/cpp_reference.cc
 (box_on_four_contacts, the exact problem) over and over, median over
 batches of the time per call. Not a test (no timing assertions); run by

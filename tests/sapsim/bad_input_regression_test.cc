@@ -435,7 +435,7 @@ TEST(FclibRegression, DamagedFileIsARowAndTheBatchGoesOn) {
 
 TEST(FclibRegression, HugeDelassusEntryIsRejectedNotConverged) {
   TempDir dir("fclib_huge");
-  // Byte 3087 XOR 0x40 turns W/x[0] = 0.0139 into 2.5e306 (the issue's
+  // Byte 3087 XOR 0x40 turns W/x[0] = 0.0139 into 2.5e306 (the reported
   // file had 4.55e306): --solver sap reported "converged" with e_S = -nan
   // and exit 0.
   const std::string bad = DamagedRover(dir, 3087, 0x40);

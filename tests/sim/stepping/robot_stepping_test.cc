@@ -241,7 +241,7 @@ TEST(RobotSteppingDoublePendulum, NormalModePeriods) {
         100 * (period1 / t_point - 1), t_exact, 100 * (period1 / t_exact - 1));
     // A pure mode: both joints oscillate at the same period.
     EXPECT_NEAR(period2 / period1, 1.0, 1e-3);
-    // The issue's 0.5 %; the bobs' inertia (1.6e-4 vs m l^2 = 0.25 kg m^2)
+    // A 0.5 % target; the bobs' inertia (1.6e-4 vs m l^2 = 0.25 kg m^2)
     // shifts the period by < 0.04 %, and symplectic Euler by
     // (omega dt)^2 / 24 < 3e-6.
     EXPECT_NEAR(period1 / t_point, 1.0, 5e-3);
@@ -367,7 +367,7 @@ TEST(RobotSteppingJointLimit, LimitStopsTheJointAndPdHoldsItThere) {
     EXPECT_EQ(run.failed, 0);
     // The impact at 6 rad/s (5 rad/s initially, the PD accelerates it) is
     // stopped by the limit constraint; measured violation 9.4e-9 rad (the
-    // issue asks for < 1e-3).
+    // target is < 1e-3).
     EXPECT_GT(run.impact_speed, 4.0);
     EXPECT_LT(run.max_violation, 1e-5);
     // At rest at the limit.
@@ -507,7 +507,7 @@ TEST(RobotSteppingGripper, LiftsAndHoldsTheBoxWithoutCreep) {
   // Lifted 10 cm (the lift's PD error with the box is m g / kp = 0.15 mm,
   // the box hangs a little lower in the grasp than it started).
   EXPECT_NEAR(run.box_z_hold - run.box_z0, 0.1, 3e-3);
-  // The issue's bound: creep at most 1 um/s.
+  // The bound: creep at most 1 um/s.
   EXPECT_LE(std::abs(run.creep_rate), 1e-6);
   // The grasp force is the effort limit, shared by the fingers.
   EXPECT_NEAR(run.normal_left, grasp, 0.05 * grasp);
@@ -518,7 +518,7 @@ TEST(RobotSteppingGripper, LiftsAndHoldsTheBoxWithoutCreep) {
   EXPECT_NEAR(run.creep_rate, -run.regularization_slip,
               0.05 * run.regularization_slip);
   // ... and scales with sigma: the default 1e-3 creeps ten times faster
-  // (measured 2.92 um/s, beyond the issue's 1 um/s, hence the scene's
+  // (measured 2.92 um/s, beyond the 1 um/s target, hence the scene's
   // 1e-4), still below the point-mass bound sigma g dt = 9.8 um/s (the
   // box's weight is spread over 8 contacts).
   const GripperRun coarse =
