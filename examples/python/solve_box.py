@@ -8,7 +8,7 @@ limit) of the box touching the ground carrying the weight too.
 
     PYTHONPATH=build/python /usr/bin/python3 examples/python/solve_box.py
 
-Exits 1 when a check fails (README "Examples"). Units: SI. Conventions:
+Exits 1 when a check fails (examples/README.md). Units: SI. Conventions:
 contact frame rows (n, t1, t2), n from the ground (body A) into the box
 (body B); v_c = J v is the box's velocity relative to the ground.
 """

@@ -272,7 +272,7 @@ def sweep(
     expensive rigid_qp_* ones, as ``sapsim sweep``.
     jobs: parallel runs (<= 0: one per core). workers: "processes" (each
     run in a forked child, as ``sapsim sweep``; the default) or "threads"
-    (in this process: the same numbers, README "Threads").
+    (in this process: the same numbers, docs/solver.md, "Threads").
     window: fraction of each run at its end over which the resting metrics
     are averaged (``sapsim sweep --window``), in (0, 1].
 
