@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "sapcontact/sim/scene/nearest_names.h"
 #include "sapcontact/solver/rigid_qp/rigid_qp_solver.h"
 
 namespace sapcontact {
@@ -31,40 +32,10 @@ std::vector<std::string> CheckedNames(const MetricsOptions& o,
   return names;
 }
 
-// Levenshtein distance (insertions, deletions, substitutions of bytes).
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
-                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
-// The scene's body names, nearest to `name` first (ties in scene order),
-// at most `limit` of them, then "and N more".
-std::string NearestBodies(const Scene& scene, const std::string& name,
-                          size_t limit) {
-  std::vector<std::pair<size_t, size_t>> order;  // (distance, index)
-  for (size_t b = 0; b < scene.bodies.size(); ++b) {
-    order.emplace_back(EditDistance(name, scene.bodies[b].name), b);
-  }
-  std::stable_sort(order.begin(), order.end());
-  std::string list;
-  for (size_t i = 0; i < order.size() && i < limit; ++i) {
-    list += (i ? ", " : "") + scene.bodies[order[i].second].name;
-  }
-  if (order.size() > limit) {
-    list += " and " + std::to_string(order.size() - limit) + " more";
-  }
-  return list;
+std::vector<std::string> BodyNames(const Scene& scene) {
+  std::vector<std::string> names;
+  for (const Body& b : scene.bodies) names.push_back(b.name);
+  return names;
 }
 
 }  // namespace
@@ -89,7 +60,7 @@ void CheckMetricNames(const std::vector<std::string>& names,
     message += scene.bodies.empty()
                    ? " (it has no bodies)"
                    : " (bodies, nearest first: " +
-                         NearestBodies(scene, body.body, 10) + ")";
+                         NearestNames(body.body, BodyNames(scene), 10) + ")";
     throw std::invalid_argument(message);
   }
 }
