@@ -1,24 +1,24 @@
 // The rigid-contact QP interior-point solver
 // (solver/rigid_qp/rigid_qp_solver.h) against SAP (solver/sap/sap_solver.h) on
-// the same problems: chains of boxes (bench/box_fixtures.h) with rigid contacts
-// (k = inf, tau_d = 0, mu = 0.5) of about 10, 100 and 1000 contacts (2, 13 and
-// 125 boxes: 12, 100 and 996 contacts), resting or sliding (random horizontal
-// velocities up to 5 cm/s). SAP runs with its defaults (near-rigid beta = 1,
-// sigma = 1e-3), the rigid QP to its defaults (gap and residuals 1e-10, with
-// polishing; with four contacts per face W is rank-deficient and larger chains
-// end in kSolvedReducedAccuracy, counter "reduced"); both start cold. The rigid
-// QP time includes the Delassus assembly W = J A^-1 J' and its CHOLMOD symbolic
-// analysis (done per solve); SAP reuses its symbolic analysis across
-// repetitions. Build in Release:
+// the same problems: chains of boxes (tests/common/box_fixtures.h) with rigid
+// contacts (k = inf, tau_d = 0, mu = 0.5) of about 10, 100 and 1000 contacts
+// (2, 13 and 125 boxes: 12, 100 and 996 contacts), resting or sliding (random
+// horizontal velocities up to 5 cm/s). SAP runs with its defaults (near-rigid
+// beta = 1, sigma = 1e-3), the rigid QP to its defaults (gap and residuals
+// 1e-10, with polishing; with four contacts per face W is rank-deficient and
+// larger chains end in kSolvedReducedAccuracy, counter "reduced"); both start
+// cold. The rigid QP time includes the Delassus assembly W = J A^-1 J' and its
+// CHOLMOD symbolic analysis (done per solve); SAP reuses its symbolic analysis
+// across repetitions. Build in Release:
 //   cmake --build build --target rigid_qp_bench && build/bench/rigid_qp_bench
 #include <benchmark/benchmark.h>
 
 #include <limits>
 
-#include "bench/box_fixtures.h"
 #include "sapcontact/solver/rigid_qp/delassus_operator.h"
 #include "sapcontact/solver/rigid_qp/rigid_qp_solver.h"
 #include "sapcontact/solver/sap/sap_solver.h"
+#include "tests/common/box_fixtures.h"
 
 namespace sapcontact {
 namespace {

@@ -1,4 +1,4 @@
-// SAP solve time on synthetic box problems (bench/box_fixtures.h):
+// SAP solve time on synthetic box problems (tests/common/box_fixtures.h):
 //   chain of N boxes (path graph) and N x N grid of boxes (2-D graph).
 // Counters: Newton iterations per solve, share of the time spent in the
 // Hessian factorization, DOFs and contacts. Build in Release:
@@ -6,8 +6,8 @@
 //   build/bench/sap_solver_bench
 #include <benchmark/benchmark.h>
 
-#include "bench/box_fixtures.h"
 #include "sapcontact/solver/sap/sap_solver.h"
+#include "tests/common/box_fixtures.h"
 
 namespace sapcontact {
 namespace {

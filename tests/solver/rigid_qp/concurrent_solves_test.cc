@@ -12,8 +12,8 @@
 #include <limits>
 #include <vector>
 
-#include "bench/box_fixtures.h"
 #include "sapcontact/solver/rigid_qp/rigid_qp_solver.h"
+#include "tests/common/box_fixtures.h"
 #include "tests/common/concurrency.h"
 
 namespace sapcontact {

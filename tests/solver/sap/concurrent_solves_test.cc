@@ -15,8 +15,8 @@
 
 #include <vector>
 
-#include "bench/box_fixtures.h"
 #include "sapcontact/solver/sap/sap_solver.h"
+#include "tests/common/box_fixtures.h"
 #include "tests/common/concurrency.h"
 
 namespace sapcontact {

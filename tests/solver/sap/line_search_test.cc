@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/box_fixtures.h"
 #include "sapcontact/solver/sap/sap_solver.h"
+#include "tests/common/box_fixtures.h"
 #include "tests/solver/sap/test_problems.h"
 
 namespace sapcontact {

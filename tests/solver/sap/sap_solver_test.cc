@@ -6,7 +6,7 @@
 
 #include <limits>
 
-#include "bench/box_fixtures.h"
+#include "tests/common/box_fixtures.h"
 #include "tests/solver/sap/test_problems.h"
 
 namespace sapcontact {
