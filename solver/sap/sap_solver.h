@@ -26,6 +26,7 @@
 #include <memory>
 
 #include "sapcontact/solver/linear_algebra/hessian_factorization.h"
+#include "sapcontact/solver/sap/line_search.h"
 #include "sapcontact/solver/sap/newton_island.h"
 #include "sapcontact/solver/sap/sap_model.h"
 #include "sapcontact/solver/sap/sap_problem.h"
@@ -71,12 +72,75 @@ class SapSolver {
   int total_symbolic_analyses() const;
 
  private:
+  // The stopping test's numbers at one island's iterate (docs/theory.md §7):
+  // cost l(v) [J], scale max(||D A v||, ||D J' gamma||), residual
+  // ||D grad||, and the tolerances.
+  struct IslandEvaluation {
+    double cost, scale, residual, abs_tolerance, rel_tolerance;
+    bool optimal() const {
+      return residual <= abs_tolerance + rel_tolerance * scale;
+    }
+    double relative_residual() const {
+      return scale > 0 ? residual / scale : residual;
+    }
+  };
+
+  // The steps of SolveFromCandidates, in order (the model is built first).
+  // The islands solved: the model's, or one island of everything
+  // (parameters_.islands false); fills island_of_tree_.
+  const std::vector<SapModel::Island>& SetUpIslands();
+  // Which islands are factored on their own (dense) and which together in
+  // the sparse group; the group's pattern and factorization object.
+  void PlanFactorization(const std::vector<SapModel::Island>& islands);
+  // Workspaces sized for the model, Newton states reset, the first
+  // iterate v_ from the guesses (ChooseStarts) or v*.
+  void InitializeIterate(const std::vector<SapModel::Island>& islands,
+                         const std::vector<const Eigen::VectorXd*>& guesses);
+  // Per island, the start of lowest cost among the guesses and v*
+  // (SapSolverParameters::warm_start_lowest_cost).
+  void ChooseStarts(const std::vector<SapModel::Island>& islands,
+                    const std::vector<const Eigen::VectorXd*>& guesses);
+  // One Newton round's tests: evaluates every active island at v_ (with
+  // G), decides (DecideNewtonIsland) and marks the stepping ones. Returns
+  // whether any island steps; false also on failure (results' status and
+  // message say why).
+  bool EvaluateAndDecide(const std::vector<SapModel::Island>& islands,
+                         SapSolverResults* results);
+  // The stepping islands' Newton right-hand side, with stiction prediction
+  // (stiction_prediction.h) when enabled.
+  void PrepareNewtonGradients(const std::vector<SapModel::Island>& islands,
+                              SapSolverStatistics* stats);
+  // Assembles and factors the Hessians of the stepping islands and solves
+  // for dv_. Returns false on a failed or ill-conditioned factorization
+  // (results' status and message say why).
+  bool ComputeDirections(const std::vector<SapModel::Island>& islands,
+                         int round, SapSolverResults* results);
+  // Line search along dv_ on each stepping island and the step v_ += alpha
+  // dv_; the round's statistics.
+  void SearchAlongDirections(const std::vector<SapModel::Island>& islands,
+                             SapSolverStatistics* stats);
+  void PackStatistics(const std::vector<SapModel::Island>& islands,
+                      int symbolic_start, SapSolverStatistics* stats) const;
+  // Velocities, impulses and regularization in the user's order.
+  void PackResults(const SapProblem& problem, SapSolverResults* results) const;
+
+  // At v on an island: r = v - v*, A r, v_c, gamma (and G with the
+  // contacts' regions, when G is given), J' gamma, the gradient
+  // A r - J' gamma and A v into the workspaces' island segments.
+  IslandEvaluation EvaluateIsland(const SapModel::Island& island,
+                                  const Eigen::VectorXd& v,
+                                  SapModel::ConstraintHessians* G);
+  // The scaled norm ||D x|| over an island's trees.
+  double IslandNorm(const SapModel::Island& island,
+                    const Eigen::VectorXd& x) const;
   // Exact line search (SAP paper §IV-B) or backtracking along dv from v for
-  // one island whose scaled residual is relative_residual; returns alpha and
-  // adds the iterations made to *iterations.
-  double LineSearch(const SapModel& model, const SapModel::Island& island,
-                    double cost0, double dcost0, double relative_residual,
-                    double rcond, int* iterations);
+  // one island whose scaled residual is relative_residual, with l_A along
+  // the ray given by `quadratic`; returns alpha and adds the iterations
+  // made to *iterations.
+  double LineSearch(const SapModel::Island& island,
+                    const RayQuadratic& quadratic, double cost0, double dcost0,
+                    double relative_residual, double rcond,
+                    int* iterations) const;
   // Factors the dense island's Hessian (blocks of H_) and solves for its dv.
   // Returns false if it is not numerically positive definite.
   bool SolveDenseIsland(const SapModel& model, const SapModel::Island& island,
@@ -124,11 +188,10 @@ class SapSolver {
   // condition estimate's workspace (SolveDenseIsland), sized for the
   // largest island so far.
   std::vector<double> dense_storage_, dense_rhs_storage_;
-  // Line search coefficients of the island being searched:
-  // l_A(alpha) = lA0 + alpha a1 + alpha^2 a2 / 2.
-  double lA0_{0}, a1_{0}, a2_{0};
-  // sum_k |dvc_k' gamma_k| at alpha = 0: the scale of dl/dalpha's round-off.
-  double dvc_gamma0_{0};
+  // The single island of everything (parameters_.islands false).
+  std::vector<SapModel::Island> merged_islands_;
+  // The largest scaled residual among the islands stepping this round.
+  double round_residual_{0.0};
 };
 
 /// Inverse dynamics (SAP paper §III-B, Eq. (23)): for given velocities v (all
