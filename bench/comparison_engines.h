@@ -1,11 +1,13 @@
-// Running the two engines of the MuJoCo comparison
-// (bench/mujoco_comparison.cc), shared by its body and robot rows: one
-// EngineRun per run of one engine; stepping and timing sapcontact
-// (StepSapcontact) and MuJoCo (StepMujoco) once; loading MJCF text through
-// the MuJoCo version's VFS calls (LoadMjcf, MakeMujoco); MuJoCo's solver
-// iteration and warning counts; and the alternating measurement of both
-// engines with its repeat rule (MeasureAlternating). Wall times in seconds
-// or microseconds as named.
+// Running the engines of the MuJoCo comparison (bench/mujoco_comparison.cc),
+// shared by its body and robot rows: one EngineRun per run of one engine;
+// stepping and timing sapcontact's library path (StepSapcontact: a
+// TimeStepper::Step loop), its simulation path (RunSimulationTimed:
+// RunSimulation, what `sapsim run` and Python's Simulation.run do) and
+// MuJoCo (StepMujoco) once; loading MJCF text through the MuJoCo version's
+// VFS calls (LoadMjcf, MakeMujoco); MuJoCo's solver iteration and warning
+// counts; and the alternating measurement of the engines with its repeat
+// rule (MeasureAlternating). Wall times in seconds or microseconds as
+// named.
 #pragma once
 
 #include <mujoco/mujoco.h>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "bench/comparison_robots.h"
+#include "sapcontact/sim/stepping/simulation.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
 
 // MuJoCo 3 (mjVERSION_HEADER 300 and up: 3.0.0 was 300, later releases
@@ -43,6 +46,10 @@ struct EngineRun {
   double us_per_step{0};
   double mean_iterations{0};
   double mean_contacts{0};
+  /// sapcontact's library path: mean over steps of contacts x max(Newton
+  /// iterations, 1), the contact-iterations of a step (a step without
+  /// iterations still builds and checks its contacts once).
+  double mean_contact_iterations{0};
   double outcome{0};
   /// sapcontact only: wall time per step [us] by phase (collision; the
   /// solver's model, assembly, factorization, line search and the rest of
@@ -72,8 +79,8 @@ constexpr double kLongSeconds = 10.0;
 // Steps sapcontact r->steps times and fills r's time per step (and by
 // phase), mean Newton iterations and contacts.
 inline void StepSapcontact(TimeStepper* stepper, EngineRun* r) {
-  long long iterations = 0, contacts = 0, factorizations = 0,
-            line_search_iterations = 0;
+  long long iterations = 0, contacts = 0, contact_iterations = 0,
+            factorizations = 0, line_search_iterations = 0;
   double collision = 0, model = 0, assembly = 0, factorization = 0,
          line_search = 0, solver_other = 0;
   const auto start = Clock::now();
@@ -81,6 +88,8 @@ inline void StepSapcontact(TimeStepper* stepper, EngineRun* r) {
     const StepInfo info = stepper->Step();
     iterations += info.newton_iterations;
     contacts += info.contacts;
+    contact_iterations += static_cast<long long>(info.contacts) *
+                          std::max(info.newton_iterations, 1);
     collision += info.collision_time;
     const SapSolverStatistics& st = stepper->last_sap_results().statistics;
     model += st.time_model;
@@ -105,6 +114,24 @@ inline void StepSapcontact(TimeStepper* stepper, EngineRun* r) {
       static_cast<double>(line_search_iterations) / r->steps;
   r->mean_iterations = static_cast<double>(iterations) / r->steps;
   r->mean_contacts = static_cast<double>(contacts) / r->steps;
+  r->mean_contact_iterations =
+      static_cast<double>(contact_iterations) / r->steps;
+}
+
+// sapcontact's simulation path: RunSimulation(scene) without an output
+// directory (TimeStepper construction, energy and summary bookkeeping per
+// step, the summary), as `sapsim run` and Python's Simulation.run do.
+// Fills r's time per step as `sapsim run`'s summary.json gives it,
+// wall_time_s / steps (construction included), the steps, mean Newton
+// iterations and contacts, and returns the summary (final states).
+inline SimulationSummary RunSimulationTimed(const Scene& scene, EngineRun* r) {
+  SimulationSummary summary = RunSimulation(scene, SimulationOptions{});
+  r->steps = summary.steps;
+  r->seconds = summary.wall_time_s;
+  r->us_per_step = 1e6 * summary.wall_time_s / summary.steps;
+  r->mean_iterations = summary.mean_newton_iterations;
+  r->mean_contacts = summary.mean_contacts;
+  return summary;
 }
 
 // MuJoCo 2.2 has no XML-from-string loader: the model goes through a VFS
@@ -223,13 +250,12 @@ inline void CheckMujocoRun(const mjModel* m, const mjData* d, EngineRun* r) {
   }
 }
 
-// Both engines alternating (kMinRuns and the other repeat rules above);
-// each engine's fastest run is returned. An engine that fails stops
-// repeating and returns its error.
-inline std::pair<EngineRun, EngineRun> MeasureAlternating(
-    const std::function<EngineRun()>& run_sapcontact,
-    const std::function<EngineRun()>& run_mujoco, bool sapcontact,
-    bool mujoco) {
+// The engines alternating (kMinRuns and the other repeat rules above), in
+// the order given; each engine's fastest run is returned at its index. An
+// empty function is not run (its EngineRun stays !ok with an empty error);
+// an engine that fails stops repeating and returns its error.
+inline std::vector<EngineRun> MeasureAlternating(
+    const std::vector<std::function<EngineRun()>>& engines) {
   struct Tally {
     bool active{true};
     EngineRun best;
@@ -251,14 +277,24 @@ inline std::pair<EngineRun, EngineRun> MeasureAlternating(
       }
     }
   };
-  Tally sap, mj;
-  sap.active = sapcontact;
-  mj.active = mujoco;
-  while (sap.more() || mj.more()) {
-    if (sap.more()) sap.add(run_sapcontact());
-    if (mj.more()) mj.add(run_mujoco());
+  std::vector<Tally> tallies(engines.size());
+  for (size_t e = 0; e < engines.size(); ++e) {
+    tallies[e].active = static_cast<bool>(engines[e]);
   }
-  return {sap.best, mj.best};
+  auto any_more = [&] {
+    for (const Tally& t : tallies) {
+      if (t.more()) return true;
+    }
+    return false;
+  };
+  while (any_more()) {
+    for (size_t e = 0; e < engines.size(); ++e) {
+      if (tallies[e].more()) tallies[e].add(engines[e]());
+    }
+  }
+  std::vector<EngineRun> best;
+  for (const Tally& t : tallies) best.push_back(t.best);
+  return best;
 }
 
 }  // namespace sapcontact::comparison

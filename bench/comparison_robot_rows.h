@@ -192,6 +192,26 @@ inline Eigen::Isometry3d BodyPose(const mjData* d, int b) {
   return X;
 }
 
+// One run of sapcontact's simulation path (RunSimulationTimed) on the row's
+// scene, loaded outside the timing. Its outcome is the first object's
+// displacement in the world frame (the library run's is relative to the
+// reference link; the table prints the library run's).
+inline EngineRun RunSimulationRobotOnce(const RobotRow& row) {
+  EngineRun r;
+  try {
+    const Scene scene = LoadScene(row.path, row.overrides);
+    const int object = scene.FindBody(row.spec->objects.at(0));
+    const SimulationSummary summary = RunSimulationTimed(scene, &r);
+    r.outcome = (summary.final_state[object].pose.position -
+                 scene.bodies[object].pose.position)
+                    .norm();
+    r.ok = true;
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
 // Sets MuJoCo's state to the scene's initial one: the robot's joint
 // positions and velocities by joint name, the free bodies' poses and
 // velocities by body name. Returns what is missing, or "".

@@ -2,12 +2,16 @@
 // (README "Benchmarks"). Each scene of bench/comparison_scenes.h is written
 // once as a sapsim scene and once as MJCF, with matched contact parameters;
 // both engines step it single-threaded for its duration and the table gives,
-// per scene and time step, wall time per step (collision, contact problem,
-// solve and integration; the fastest of repeated runs, the two engines
-// alternating: at least 3 runs each unless they take 10 s, and at least 1 s
-// of stepping), the ratio sapcontact / MuJoCo, mean Newton iterations and
-// contacts per step, and the scene's physical outcome in both engines, so that
-// speed is never bought with sloppier physics.
+// per scene and time step, wall time per step (the fastest of repeated runs,
+// the engines alternating: at least 3 runs each unless they take 10 s, and
+// at least 1 s of stepping) of sapcontact's library path (a TimeStepper::Step
+// loop: collision, contact problem, solve and integration), of its
+// simulation path (RunSimulation, what `sapsim run` and Python's
+// Simulation.run do: the stepper's construction and the energy and summary
+// bookkeeping of every step, timed as summary.json's wall_time_s / steps)
+// and of MuJoCo's mj_step, the ratios of both paths to MuJoCo, mean Newton
+// iterations and contacts per step, and the scene's physical outcome in both
+// engines, so that speed is never bought with sloppier physics.
 //
 // Robot rows (bench/comparison_robots.h) run a shipped scene whose URDF
 // robot collides with meshes: sapcontact loads the scene file with the same
@@ -25,7 +29,8 @@
 //
 //   cmake --build build --target mujoco_comparison
 //   build/bin/mujoco_comparison [--scene NAME] [--dt 1e-3,1e-2] [--csv FILE]
-//                               [--engine both|sapcontact|mujoco] [--sigma S]
+//                               [--engine both|sapcontact|mujoco]
+//                               [--path both|library|simulation] [--sigma S]
 //                               [--phases] [--print-yaml] [--print-mjcf]
 //
 // --scene NAME selects the scenes whose name starts with NAME (e.g. "wam",
@@ -45,6 +50,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -55,6 +61,7 @@
 #include "bench/comparison_robots.h"
 #include "bench/comparison_scenes.h"
 #include "sapcontact/sim/scene/scene_loader.h"
+#include "sapcontact/sim/stepping/simulation.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
 
 namespace sapcontact::comparison {
@@ -66,7 +73,17 @@ int Steps(const ComparisonScene& s, double dt) {
   return static_cast<int>(std::lround(s.duration / dt));
 }
 
-// One run of sapcontact (scene loading outside the timing).
+// The free bodies' final positions of a run of scene `scene`.
+std::vector<Eigen::Vector3d> FreeFinalPositions(
+    const Scene& scene, const std::vector<BodyState>& state) {
+  std::vector<Eigen::Vector3d> final;
+  for (size_t i = 0; i < scene.bodies.size(); ++i) {
+    if (!scene.bodies[i].fixed) final.push_back(state[i].pose.position);
+  }
+  return final;
+}
+
+// One run of sapcontact's library path (scene loading outside the timing).
 EngineRun RunSapcontactOnce(const ComparisonScene& s, const std::string& yaml,
                             double dt) {
   EngineRun r;
@@ -75,13 +92,23 @@ EngineRun RunSapcontactOnce(const ComparisonScene& s, const std::string& yaml,
     TimeStepper stepper(scene);
     r.steps = Steps(s, dt);
     StepSapcontact(&stepper, &r);
-    std::vector<Eigen::Vector3d> final;
-    for (size_t i = 0; i < scene.bodies.size(); ++i) {
-      if (!scene.bodies[i].fixed) {
-        final.push_back(stepper.state()[i].pose.position);
-      }
-    }
-    r.outcome = s.outcome(final);
+    r.outcome = s.outcome(FreeFinalPositions(scene, stepper.state()));
+    r.ok = true;
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+// One run of sapcontact's simulation path, RunSimulation (scene loading
+// outside the timing; TimeStepper construction inside, as in `sapsim run`'s
+// wall_time_s).
+EngineRun RunSimulationOnce(const ComparisonScene& s, const std::string& yaml) {
+  EngineRun r;
+  try {
+    const Scene scene = LoadSceneFromString(yaml, s.name);
+    const SimulationSummary summary = RunSimulationTimed(scene, &r);
+    r.outcome = s.outcome(FreeFinalPositions(scene, summary.final_state));
     r.ok = true;
   } catch (const std::exception& e) {
     r.error = e.what();
@@ -119,15 +146,40 @@ std::string BodyMjcf(const ComparisonScene& s, double dt) {
   return ToMjcf(s, dt, 6 * FreeBodies(s), !SAPCONTACT_MUJOCO3);
 }
 
-// Both engines on one scene and time step (MeasureAlternating).
-std::pair<EngineRun, EngineRun> MeasureRow(const ComparisonScene& s, double dt,
-                                           double sigma, bool run_sapcontact,
-                                           bool run_mujoco) {
+// The runs of one row: sapcontact's library path, its simulation path and
+// MuJoCo (each !ok with an empty error when not run).
+struct RowRuns {
+  EngineRun library, simulation, mujoco;
+};
+
+// Which engines and paths run (--engine, --path).
+struct Selection {
+  bool library{true};
+  bool simulation{true};
+  bool mujoco{true};
+};
+
+// The engines on one row, alternating (MeasureAlternating); empty functions
+// for those not selected.
+RowRuns MeasureRuns(const Selection& sel,
+                    const std::function<EngineRun()>& library,
+                    const std::function<EngineRun()>& simulation,
+                    const std::function<EngineRun()>& mujoco) {
+  const std::vector<EngineRun> runs = MeasureAlternating(
+      {sel.library ? library : nullptr, sel.simulation ? simulation : nullptr,
+       sel.mujoco ? mujoco : nullptr});
+  return {runs[0], runs[1], runs[2]};
+}
+
+// The engines on one body scene and time step.
+RowRuns MeasureRow(const ComparisonScene& s, double dt, double sigma,
+                   const Selection& sel) {
   const std::string yaml = ToSapsimYaml(s, dt, sigma);
   const std::string xml = BodyMjcf(s, dt);
-  return MeasureAlternating([&] { return RunSapcontactOnce(s, yaml, dt); },
-                            [&] { return RunMujocoOnce(s, xml, dt); },
-                            run_sapcontact, run_mujoco);
+  return MeasureRuns(
+      sel, [&] { return RunSapcontactOnce(s, yaml, dt); },
+      [&] { return RunSimulationOnce(s, yaml); },
+      [&] { return RunMujocoOnce(s, xml, dt); });
 }
 
 // --- Options and the table ---
@@ -145,54 +197,133 @@ struct Options {
   std::ofstream csv;
 };
 
-// One table row (and the --phases line, the CSV line); ratios of rows both
-// engines ran go to log_ratios.
-void PrintRow(const std::string& name, double dt, const std::string& outcome,
-              const EngineRun& a, const EngineRun& b, Options* options,
-              std::vector<double>* log_ratios) {
-  const bool both = a.ok && b.ok;
-  const double ratio = both ? a.us_per_step / b.us_per_step : NAN;
-  if (both) log_ratios->push_back(std::log(ratio));
-  char mj_us[32], ratio_text[16], its[32], contacts[32], mj_out[32];
-  std::snprintf(mj_us, sizeof(mj_us), b.ok ? "%.1f" : "-", b.us_per_step);
-  std::snprintf(ratio_text, sizeof(ratio_text), both ? "%.2f" : "-", ratio);
-  std::snprintf(its, sizeof(its), "%.2f/%.2f", a.mean_iterations,
-                b.mean_iterations);
-  std::snprintf(contacts, sizeof(contacts), "%.0f/%.0f", a.mean_contacts,
-                b.mean_contacts);
-  std::snprintf(mj_out, sizeof(mj_out), b.ok ? "%.3g" : "-", b.outcome);
+// Logarithms of the rows' ratios to MuJoCo, for the geometric means.
+struct LogRatios {
+  std::vector<double> library, simulation;
+};
+
+std::string Format(const char* format, double x) {
+  char text[32];
+  std::snprintf(text, sizeof(text), format, x);
+  return text;
+}
+
+// The --phases line of a library-path run.
+void PrintPhases(const EngineRun& a) {
   std::printf(
-      "%-12s %6g %6d | %10.1f %10s %6s | %11s | %11s | %-14s %12.3g "
-      "%12s%s%s\n",
-      name.c_str(), dt, a.steps, a.us_per_step, mj_us, ratio_text, its,
-      contacts, outcome.c_str(), a.outcome, mj_out,
-      a.ok ? "" : ("  sapcontact: " + a.error).c_str(),
-      b.error.empty() ? "" : ("  mujoco: " + b.error).c_str());
-  if (options->phases && a.ok) {
-    std::printf(
-        "  phases us/step: collision %.1f, model %.1f, assembly %.1f, "
-        "factorization %.1f (%.2f per step), line search %.1f (%.2f "
-        "iterations per step), other solver %.1f\n",
-        a.us_collision, a.us_model, a.us_assembly, a.us_factorization,
-        a.mean_factorizations, a.us_line_search, a.mean_line_search_iterations,
-        a.us_solver_other);
+      "  phases us/step: collision %.1f, model %.1f, assembly %.1f, "
+      "factorization %.1f (%.2f per step), line search %.1f (%.2f "
+      "iterations per step), other solver %.1f\n",
+      a.us_collision, a.us_model, a.us_assembly, a.us_factorization,
+      a.mean_factorizations, a.us_line_search, a.mean_line_search_iterations,
+      a.us_solver_other);
+}
+
+// One table row (and the --phases line, the CSV line). `same_outcome`: the
+// two sapcontact paths compute the same outcome (body rows), so that a
+// difference is reported.
+void PrintRow(const std::string& name, double dt, const std::string& outcome,
+              const RowRuns& runs, bool same_outcome, Options* options,
+              LogRatios* log_ratios) {
+  const EngineRun& a = runs.library;
+  const EngineRun& s = runs.simulation;
+  const EngineRun& b = runs.mujoco;
+  // Iterations, contacts and the outcome of sapcontact: the library run's,
+  // else the simulation run's.
+  const EngineRun& sap = a.ok ? a : s;
+  const bool both = a.ok && b.ok;
+  const bool sim_both = s.ok && b.ok;
+  const double ratio = both ? a.us_per_step / b.us_per_step : NAN;
+  const double sim_ratio = sim_both ? s.us_per_step / b.us_per_step : NAN;
+  if (both) log_ratios->library.push_back(std::log(ratio));
+  if (sim_both) log_ratios->simulation.push_back(std::log(sim_ratio));
+  char its[32], contacts[32];
+  // MuJoCo's counts: "-" when it did not run (not selected, or its model
+  // could not be made).
+  const bool mj_counts = b.ok || b.steps > 0;
+  std::snprintf(its, sizeof(its), "%.2f/%s", sap.mean_iterations,
+                mj_counts ? Format("%.2f", b.mean_iterations).c_str() : "-");
+  std::snprintf(contacts, sizeof(contacts), "%.0f/%s", sap.mean_contacts,
+                mj_counts ? Format("%.0f", b.mean_contacts).c_str() : "-");
+  std::string notes;
+  if (!a.ok && !a.error.empty()) notes += "  sapcontact: " + a.error;
+  if (!s.ok && !s.error.empty()) notes += "  simulation: " + s.error;
+  if (!b.error.empty()) notes += "  mujoco: " + b.error;
+  if (same_outcome && a.ok && s.ok && a.outcome != s.outcome) {
+    notes += "  simulation path outcome " + Format("%.6g", s.outcome);
   }
+  std::printf(
+      "%-12s %6g %6d | %9s %9s %10s %6s %6s | %11s | %11s | %-14s %12s "
+      "%12s%s\n",
+      name.c_str(), dt, sap.steps > 0 ? sap.steps : b.steps,
+      a.ok ? Format("%.1f", a.us_per_step).c_str() : "-",
+      s.ok ? Format("%.1f", s.us_per_step).c_str() : "-",
+      b.ok ? Format("%.1f", b.us_per_step).c_str() : "-",
+      both ? Format("%.2f", ratio).c_str() : "-",
+      sim_both ? Format("%.2f", sim_ratio).c_str() : "-", its, contacts,
+      outcome.c_str(), sap.ok ? Format("%.3g", sap.outcome).c_str() : "-",
+      b.ok ? Format("%.3g", b.outcome).c_str() : "-", notes.c_str());
+  if (options->phases && a.ok) PrintPhases(a);
   std::fflush(stdout);
   if (options->csv.is_open()) {
-    options->csv << '"' << name << "\"," << dt << ',' << a.steps << ','
-                 << a.us_per_step << ','
-                 << (b.ok ? std::to_string(b.us_per_step) : "") << ','
-                 << (both ? std::to_string(ratio) : "") << ','
-                 << a.mean_iterations << ',' << b.mean_iterations << ','
-                 << a.mean_contacts << ',' << b.mean_contacts << ",\""
-                 << outcome << "\"," << a.outcome << ','
-                 << (b.ok ? std::to_string(b.outcome) : "") << ",\"" << b.error
-                 << "\"\n";
+    auto field = [](bool ok, double x) {
+      std::ostringstream text;
+      text.precision(9);
+      if (ok) text << x;
+      return text.str();
+    };
+    options->csv << '"' << name << "\"," << dt << ','
+                 << (sap.steps > 0 ? sap.steps : b.steps) << ','
+                 << field(a.ok, a.us_per_step) << ','
+                 << field(b.ok, b.us_per_step) << ',' << field(both, ratio)
+                 << ',' << sap.mean_iterations << ',' << b.mean_iterations
+                 << ',' << sap.mean_contacts << ',' << b.mean_contacts << ",\""
+                 << outcome << "\"," << field(sap.ok, sap.outcome) << ','
+                 << field(b.ok, b.outcome) << ",\"" << b.error << "\","
+                 << field(s.ok, s.us_per_step) << ','
+                 << field(sim_both, sim_ratio) << ','
+                 << field(a.ok, a.mean_contact_iterations) << ",\""
+                 << (a.ok || a.error.empty() ? "" : a.error) << "\",\""
+                 << (s.ok || s.error.empty() ? "" : s.error) << "\"\n";
   }
 }
 
+constexpr char kUsage[] =
+    "usage: mujoco_comparison [--scene NAME] [--dt DT[,DT...]] [--csv FILE] "
+    "[--engine both|sapcontact|mujoco]\n"
+    "                         [--path both|library|simulation] [--sigma S] "
+    "[--phases] [--print-yaml] [--print-mjcf]\n"
+    "  columns: sap us = sapcontact's library path, a TimeStepper::Step loop "
+    "[us per step]; sim us = its\n"
+    "    simulation path, RunSimulation without output (what `sapsim run` and "
+    "Python's Simulation.run do:\n"
+    "    stepper construction, energy and summary bookkeeping), "
+    "summary.wall_time_s / steps as in\n"
+    "    summary.json; mujoco us = mj_step; ratio = sap us / mujoco us; "
+    "sim/mj = sim us / mujoco us\n"
+    "    (each engine's fastest of repeated runs, the engines alternating)\n"
+    "  --engine sapcontact runs both sapcontact paths only, --engine mujoco "
+    "MuJoCo only\n"
+    "  --path library|simulation runs one sapcontact path only (default "
+    "both)\n"
+    "  --phases adds a line per row with the library path's time per step "
+    "by phase [us]\n"
+    "  --sigma: sapcontact's friction regularization (default 1e-3; 0.005 "
+    "matches MuJoCo's)\n"
+    "  --csv FILE writes the rows as CSV\n"
+    "  --print-yaml writes the sapsim scene of each selected case to stdout "
+    "instead of running\n"
+    "    (robot rows: the scene file and its --set overrides)\n"
+    "  --print-mjcf writes the MuJoCo model of each selected case instead of "
+    "running\n"
+    "  scenes (simulated time 1 s unless given): rest, incline 20, stack 10, "
+    "stack 20, spheres 64,\n"
+    "    spheres 512 (0.3 s), grid 400, grid 729, grid 1600, clutter 48; "
+    "robots: wam tray, kr5 push (NAME matches a prefix, e.g. "
+    "--scene spheres)\n";
+
 int Main(int argc, char** argv) {
-  std::string only_scene, csv_path, engines = "both";
+  std::string only_scene, csv_path, engines = "both", paths = "both";
   bool print_yaml = false;
   bool print_mjcf = false;
   Options options;
@@ -223,6 +354,13 @@ int Main(int argc, char** argv) {
                      "mujoco_comparison: --engine both|sapcontact|mujoco\n");
         return 2;
       }
+    } else if (a == "--path") {
+      paths = value();
+      if (paths != "both" && paths != "library" && paths != "simulation") {
+        std::fprintf(stderr,
+                     "mujoco_comparison: --path both|library|simulation\n");
+        return 2;
+      }
     } else if (a == "--sigma") {
       sigma = std::stod(value());
     } else if (a == "--print-yaml") {
@@ -232,35 +370,25 @@ int Main(int argc, char** argv) {
     } else if (a == "--phases") {
       options.phases = true;
     } else if (a == "--help" || a == "-h") {
-      std::printf(
-          "usage: mujoco_comparison [--scene NAME] [--dt DT[,DT...]] "
-          "[--csv FILE] [--engine both|sapcontact|mujoco] [--sigma S] "
-          "[--print-yaml] [--print-mjcf] [--phases]\n"
-          "  --phases adds a line per row with sapcontact's time per step by "
-          "phase [us]\n"
-          "  --sigma: sapcontact's friction regularization (default 1e-3; "
-          "0.005 matches MuJoCo's)\n"
-          "  --print-yaml writes the sapsim scene of each selected case to "
-          "stdout instead of running\n"
-          "    (robot rows: the scene file and its --set overrides)\n"
-          "  --print-mjcf writes the MuJoCo model of each selected case "
-          "instead of running\n"
-          "  scenes: rest, incline 20, stack 10, stack 20, spheres 64, "
-          "spheres 512, grid 400, grid 729, grid 1600, clutter 48; robots: "
-          "wam tray, kr5 push (NAME matches a prefix, e.g. --scene "
-          "spheres)\n");
+      std::printf("%s", kUsage);
       return 0;
     } else {
       std::fprintf(stderr, "mujoco_comparison: unknown option %s\n", a.c_str());
       return 2;
     }
   }
+  Selection sel;
+  sel.mujoco = engines != "sapcontact";
+  sel.library = engines != "mujoco" && paths != "simulation";
+  sel.simulation = engines != "mujoco" && paths != "library";
   if (!csv_path.empty()) {
     options.csv.open(csv_path);
     options.csv
         << "scene,dt,steps,sap_us_per_step,mujoco_us_per_step,ratio,"
            "sap_newton_iterations,mujoco_newton_iterations,sap_contacts,"
-           "mujoco_contacts,outcome,sap_outcome,mujoco_outcome,mujoco_error\n";
+           "mujoco_contacts,outcome,sap_outcome,mujoco_outcome,mujoco_error,"
+           "sim_us_per_step,sim_ratio,sap_contact_iterations,sap_error,"
+           "sim_error\n";
   }
   const bool printing = print_yaml || print_mjcf;
   if (!printing) {
@@ -271,14 +399,15 @@ int Main(int argc, char** argv) {
         mj_versionString(), mj_version(), mjVERSION_HEADER, kBeta, sigma,
         kFriction);
     std::printf(
-        "%-12s %6s %6s | %10s %10s %6s | %11s | %11s | %-14s %12s %12s\n",
-        "scene", "dt", "steps", "sap us", "mujoco us", "ratio", "its sap/mj",
-        "contacts", "outcome", "sapcontact", "mujoco");
+        "%-12s %6s %6s | %9s %9s %10s %6s %6s | %11s | %11s | %-14s %12s "
+        "%12s\n",
+        "scene", "dt", "steps", "sap us", "sim us", "mujoco us", "ratio",
+        "sim/mj", "its sap/mj", "contacts", "outcome", "sapcontact", "mujoco");
   }
   auto selected = [&](const std::string& name) {
     return only_scene.empty() || name.rfind(only_scene, 0) == 0;
   };
-  std::vector<double> log_ratios;
+  LogRatios log_ratios;
   for (const ComparisonScene& s : AllScenes()) {
     if (!selected(s.name)) continue;
     for (double dt : dts) {
@@ -291,9 +420,8 @@ int Main(int argc, char** argv) {
                     BodyMjcf(s, dt).c_str());
       }
       if (printing) continue;
-      const auto [a, b] = MeasureRow(s, dt, sigma, engines != "mujoco",
-                                     engines != "sapcontact");
-      PrintRow(s.name, dt, s.outcome_name, a, b, &options, &log_ratios);
+      const RowRuns runs = MeasureRow(s, dt, sigma, sel);
+      PrintRow(s.name, dt, s.outcome_name, runs, true, &options, &log_ratios);
     }
   }
   for (const RobotComparisonScene& s : AllRobotScenes()) {
@@ -326,20 +454,29 @@ int Main(int argc, char** argv) {
                     HullSummary(row).c_str(), InitialFrameCheck(row).c_str());
         hulls_printed = true;
       }
-      const auto [a, b] =
-          MeasureAlternating([&] { return RunSapcontactRobotOnce(row); },
-                             [&] { return RunMujocoRobotOnce(row); },
-                             engines != "mujoco", engines != "sapcontact");
-      PrintRow(s.name, dt, s.outcome_name, a, b, &options, &log_ratios);
-      std::printf("%s\n", RobotMotionLine(s, a, b).c_str());
+      const RowRuns runs = MeasureRuns(
+          sel, [&] { return RunSapcontactRobotOnce(row); },
+          [&] { return RunSimulationRobotOnce(row); },
+          [&] { return RunMujocoRobotOnce(row); });
+      PrintRow(s.name, dt, s.outcome_name, runs, false, &options, &log_ratios);
+      std::printf("%s\n",
+                  RobotMotionLine(s, runs.library, runs.mujoco).c_str());
       std::fflush(stdout);
     }
   }
-  if (!log_ratios.empty()) {
+  auto geometric_mean = [](const std::vector<double>& logs) {
     double sum = 0;
-    for (double l : log_ratios) sum += l;
-    std::printf("geometric mean of the ratios over %zu rows: %.2f\n",
-                log_ratios.size(), std::exp(sum / log_ratios.size()));
+    for (double l : logs) sum += l;
+    return std::exp(sum / logs.size());
+  };
+  if (!log_ratios.library.empty()) {
+    std::printf("geometric mean of the library ratios over %zu rows: %.2f\n",
+                log_ratios.library.size(), geometric_mean(log_ratios.library));
+  }
+  if (!log_ratios.simulation.empty()) {
+    std::printf("geometric mean of the simulation ratios over %zu rows: %.2f\n",
+                log_ratios.simulation.size(),
+                geometric_mean(log_ratios.simulation));
   }
   return 0;
 }
