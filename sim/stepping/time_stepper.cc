@@ -31,17 +31,18 @@ Matrix3 WorldInertia(const Body& body, const Pose& pose) {
   return R * body.inertia * R.transpose();
 }
 
-// 3 x 6 Jacobian of the velocity of the world point at offset r from the
-// centre of mass, v + w x r = v - [r]x w, in the contact frame whose rows
-// are (n, t1, t2).
 // J (3 x 6) of the point at r (from the centre of mass, world frame) of a
-// free body, rows in the contact frame, times `sign`; written in place (no
-// allocation once J has its size).
+// free body, rows in the contact frame, times `sign`: the velocity of the
+// world point at offset r, v + w x r = v - [r]x w, in the contact frame whose
+// rows are (n, t1, t2). Written in place (no allocation once J has its size)
+// through a fixed-size 3 x 6 view: the same operations as on J's dynamic
+// blocks (bitwise), unrolled.
 void SetPointJacobian(const Matrix3& frame_rows, const Vector3& r, double sign,
                       Eigen::MatrixXd* J) {
   J->resize(3, 6);
-  J->leftCols<3>() = sign * frame_rows;
-  J->rightCols<3>() = -sign * frame_rows * Skew(r);
+  Eigen::Map<Eigen::Matrix<double, 3, 6>> J36(J->data());
+  J36.leftCols<3>() = sign * frame_rows;
+  J36.rightCols<3>() = -sign * frame_rows * Skew(r);
 }
 
 // Torque-free angular velocity after dt: the explicit gyroscopic step
