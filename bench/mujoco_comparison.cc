@@ -31,7 +31,12 @@
 //   build/bin/mujoco_comparison [--scene NAME] [--dt 1e-3,1e-2] [--csv FILE]
 //                               [--engine both|sapcontact|mujoco]
 //                               [--path both|library|simulation] [--sigma S]
-//                               [--phases] [--print-yaml] [--print-mjcf]
+//                               [--phases] [--scaling] [--print-yaml]
+//                               [--print-mjcf]
+//
+// --scaling prints the scaling table instead (PrintScaling: sapcontact
+// alone on sphere piles of 64 to 4096 spheres, time per contact-iteration
+// and memory per body).
 //
 // --scene NAME selects the scenes whose name starts with NAME (e.g. "wam",
 // "spheres"); --help lists the scenes and what each option does.
@@ -44,7 +49,11 @@
 // version it runs against. MuJoCo 2.2 preallocates its constraint buffers from
 // <size nconmax njmax>; when they cannot be allocated (the 1600-box grid) the
 // row says so. MuJoCo 3 sizes its arena itself.
+#include <malloc.h>  // mallinfo2, malloc_trim (glibc): --scaling's memory
 #include <mujoco/mujoco.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -116,14 +125,21 @@ EngineRun RunSimulationOnce(const ComparisonScene& s, const std::string& yaml) {
   return r;
 }
 
-// One run of MuJoCo (model compilation and mjData outside the timing).
-EngineRun RunMujocoOnce(const ComparisonScene& s, const std::string& xml,
-                        double dt) {
+// One run of MuJoCo on model `m`, compiled once per row (its mjData and the
+// compilation outside the timing; nullptr: the model could not be made,
+// `error` says why).
+EngineRun RunMujocoOnce(const ComparisonScene& s, const mjModel* m,
+                        const std::string& error, double dt) {
   EngineRun r;
-  MjModelPtr model;
-  MjDataPtr data;
-  if (!MakeMujoco(xml, &model, &data, &r.error)) return r;
-  const mjModel* m = model.get();
+  if (m == nullptr) {
+    r.error = error.empty() ? "could not load the model" : error;
+    return r;
+  }
+  MjDataPtr data(mj_makeData(m));
+  if (data == nullptr) {
+    r.error = "cannot allocate mjData";
+    return r;
+  }
   const mjData* d = data.get();
   r.steps = Steps(s, dt);
   StepMujoco(m, data.get(), &r);
@@ -171,15 +187,24 @@ RowRuns MeasureRuns(const Selection& sel,
   return {runs[0], runs[1], runs[2]};
 }
 
-// The engines on one body scene and time step.
+// The engines on one body scene and time step; MuJoCo's model is compiled
+// once for the row (not for scenes that skip MuJoCo).
 RowRuns MeasureRow(const ComparisonScene& s, double dt, double sigma,
                    const Selection& sel) {
   const std::string yaml = ToSapsimYaml(s, dt, sigma);
-  const std::string xml = BodyMjcf(s, dt);
-  return MeasureRuns(
-      sel, [&] { return RunSapcontactOnce(s, yaml, dt); },
+  Selection row_sel = sel;
+  row_sel.mujoco = sel.mujoco && s.mujoco_skipped.empty();
+  MjModelPtr model;
+  std::string error;
+  if (row_sel.mujoco) model.reset(LoadMjcf(BodyMjcf(s, dt), &error));
+  RowRuns runs = MeasureRuns(
+      row_sel, [&] { return RunSapcontactOnce(s, yaml, dt); },
       [&] { return RunSimulationOnce(s, yaml); },
-      [&] { return RunMujocoOnce(s, xml, dt); });
+      [&] { return RunMujocoOnce(s, model.get(), error, dt); });
+  if (sel.mujoco && !s.mujoco_skipped.empty()) {
+    runs.mujoco.error = "not run: " + s.mujoco_skipped;
+  }
+  return runs;
 }
 
 // --- Options and the table ---
@@ -288,11 +313,146 @@ void PrintRow(const std::string& name, double dt, const std::string& outcome,
   }
 }
 
+// --- Scaling (--scaling) ---
+
+// Heap bytes in use (glibc: arena chunks in use plus mmap'ed chunks).
+long long HeapBytesInUse() {
+  const struct mallinfo2 m = mallinfo2();
+  return static_cast<long long>(m.uordblks) + static_cast<long long>(m.hblkhd);
+}
+
+// Peak resident set size of this process [KiB] (getrusage ru_maxrss).
+long long PeakRssKib() {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+// Memory of sapcontact's library path on one scene, measured in a child
+// process (fork) so that earlier rows' allocations and peaks do not count:
+// after the scene is loaded and free heap pages are returned to the system
+// (malloc_trim), heap bytes in use and the peak RSS; then the
+// TimeStepper is constructed (heap again) and stepped for the scene's
+// duration (heap and peak RSS again, the stepper still alive).
+struct MemoryUse {
+  bool ok{false};
+  long long heap_constructed{0};  ///< heap held by the new stepper [bytes]
+  long long heap_stepped{0};      ///< heap held after stepping [bytes]
+  long long peak_rss_growth{0};   ///< peak RSS growth over the run [bytes]
+};
+
+MemoryUse MeasureMemory(const std::string& yaml, const std::string& name,
+                        int steps) {
+  MemoryUse use;
+  int fds[2];
+  if (pipe(fds) != 0) return use;
+  std::fflush(stdout);
+  const pid_t child = fork();
+  if (child < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return use;
+  }
+  if (child == 0) {
+    close(fds[0]);
+    MemoryUse m;
+    try {
+      const Scene scene = LoadSceneFromString(yaml, name);
+      // Free heap pages the parent's earlier runs left resident would be
+      // reused without growing the RSS: return them first.
+      malloc_trim(0);
+      const long long heap0 = HeapBytesInUse();
+      const long long rss0 = PeakRssKib();
+      TimeStepper stepper(scene);
+      m.heap_constructed = HeapBytesInUse() - heap0;
+      for (int n = 0; n < steps; ++n) stepper.Step();
+      m.heap_stepped = HeapBytesInUse() - heap0;
+      m.peak_rss_growth = 1024 * (PeakRssKib() - rss0);
+      m.ok = true;
+    } catch (const std::exception&) {
+    }
+    const ssize_t written = write(fds[1], &m, sizeof(m));
+    _exit(written == static_cast<ssize_t>(sizeof(m)) ? 0 : 1);
+  }
+  close(fds[1]);
+  MemoryUse m;
+  if (read(fds[0], &m, sizeof(m)) == static_cast<ssize_t>(sizeof(m))) use = m;
+  close(fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return use;
+}
+
+// The scaling table: sapcontact's library path alone on the sphere piles of
+// ScalingScenes() at each time step: time per step, contacts and Newton
+// iterations per step, time per contact-iteration (stepping time over the
+// sum over steps of contacts x max(Newton iterations, 1)), time per body
+// and step, and memory per free body (MeasureMemory).
+void PrintScaling(const std::vector<double>& dts, double sigma,
+                  Options* options) {
+  std::printf(
+      "scaling: sapcontact's library path only (MuJoCo not run); ns per "
+      "contact-iteration = stepping time / sum over steps of contacts x "
+      "max(Newton iterations, 1); memory per free body: heap in use "
+      "(mallinfo2) after constructing the TimeStepper and after stepping, "
+      "and peak RSS growth (getrusage ru_maxrss) over constructing and "
+      "stepping, in a child process\n");
+  std::printf(
+      "%-12s %6s %6s %6s | %10s %9s %7s %10s | %12s %11s | %11s %11s "
+      "%11s\n",
+      "scene", "dt", "steps", "bodies", "sap us", "contacts", "its",
+      "contact-its", "ns/contact-it", "us/body-step", "heap B/body", "+stepped",
+      "peak RSS");
+  for (const ComparisonScene& s : ScalingScenes()) {
+    const int bodies = FreeBodies(s);
+    for (double dt : dts) {
+      const std::string yaml = ToSapsimYaml(s, dt, sigma);
+      const EngineRun a = MeasureAlternating(
+          {[&] { return RunSapcontactOnce(s, yaml, dt); }})[0];
+      if (!a.ok) {
+        std::printf("%-12s %6g  sapcontact: %s\n", s.name.c_str(), dt,
+                    a.error.c_str());
+        continue;
+      }
+      const MemoryUse m = MeasureMemory(yaml, s.name, a.steps);
+      const double ns_per_contact_iteration =
+          a.mean_contact_iterations > 0
+              ? 1e3 * a.us_per_step / a.mean_contact_iterations
+              : NAN;
+      const double us_per_body_step = a.us_per_step / bodies;
+      std::printf(
+          "%-12s %6g %6d %6d | %10.1f %9.1f %7.2f %10.1f | %12.1f %11.3f | "
+          "%11s %11s %11s\n",
+          s.name.c_str(), dt, a.steps, bodies, a.us_per_step, a.mean_contacts,
+          a.mean_iterations, a.mean_contact_iterations,
+          ns_per_contact_iteration, us_per_body_step,
+          m.ok ? Format("%.0f", double(m.heap_constructed) / bodies).c_str()
+               : "-",
+          m.ok ? Format("%.0f", double(m.heap_stepped) / bodies).c_str() : "-",
+          m.ok ? Format("%.0f", double(m.peak_rss_growth) / bodies).c_str()
+               : "-");
+      if (options->phases) PrintPhases(a);
+      std::fflush(stdout);
+      if (options->csv.is_open()) {
+        options->csv << '"' << s.name << "\"," << dt << ',' << a.steps << ','
+                     << bodies << ',' << a.us_per_step << ',' << a.mean_contacts
+                     << ',' << a.mean_iterations << ','
+                     << a.mean_contact_iterations << ','
+                     << ns_per_contact_iteration << ',' << us_per_body_step
+                     << ',' << (m.ok ? std::to_string(m.heap_constructed) : "")
+                     << ',' << (m.ok ? std::to_string(m.heap_stepped) : "")
+                     << ',' << (m.ok ? std::to_string(m.peak_rss_growth) : "")
+                     << '\n';
+      }
+    }
+  }
+}
+
 constexpr char kUsage[] =
     "usage: mujoco_comparison [--scene NAME] [--dt DT[,DT...]] [--csv FILE] "
     "[--engine both|sapcontact|mujoco]\n"
     "                         [--path both|library|simulation] [--sigma S] "
-    "[--phases] [--print-yaml] [--print-mjcf]\n"
+    "[--phases] [--scaling] [--print-yaml] [--print-mjcf]\n"
     "  columns: sap us = sapcontact's library path, a TimeStepper::Step loop "
     "[us per step]; sim us = its\n"
     "    simulation path, RunSimulation without output (what `sapsim run` and "
@@ -308,9 +468,17 @@ constexpr char kUsage[] =
     "both)\n"
     "  --phases adds a line per row with the library path's time per step "
     "by phase [us]\n"
+    "  --scaling prints the scaling table instead: sapcontact's library path "
+    "alone on spheres 64, 512\n"
+    "    and 4096 (dt 1e-3 unless --dt is given): ns per contact-iteration "
+    "(stepping time / sum over\n"
+    "    steps of contacts x max(Newton iterations, 1)), us per body and "
+    "step, and heap and peak-RSS\n"
+    "    bytes per free body (measured in a child process); with --phases "
+    "also the time by phase\n"
     "  --sigma: sapcontact's friction regularization (default 1e-3; 0.005 "
     "matches MuJoCo's)\n"
-    "  --csv FILE writes the rows as CSV\n"
+    "  --csv FILE writes the rows (or the scaling rows) as CSV\n"
     "  --print-yaml writes the sapsim scene of each selected case to stdout "
     "instead of running\n"
     "    (robot rows: the scene file and its --set overrides)\n"
@@ -318,14 +486,17 @@ constexpr char kUsage[] =
     "running\n"
     "  scenes (simulated time 1 s unless given): rest, incline 20, stack 10, "
     "stack 20, spheres 64,\n"
-    "    spheres 512 (0.3 s), grid 400, grid 729, grid 1600, clutter 48; "
-    "robots: wam tray, kr5 push (NAME matches a prefix, e.g. "
+    "    spheres 512 (0.3 s), spheres 4096 (0.1 s), grid 400, grid 729, grid "
+    "1600, grid 10000 (0.1 s),\n"
+    "    clutter 48; robots: wam tray, kr5 push (NAME matches a prefix, e.g. "
     "--scene spheres)\n";
 
 int Main(int argc, char** argv) {
   std::string only_scene, csv_path, engines = "both", paths = "both";
   bool print_yaml = false;
   bool print_mjcf = false;
+  bool scaling = false;
+  bool dt_given = false;
   Options options;
   double sigma = 1e-3;
   std::vector<double> dts = {1e-3, 1e-2};
@@ -343,6 +514,7 @@ int Main(int argc, char** argv) {
       only_scene = value();
     } else if (a == "--dt") {
       dts.clear();
+      dt_given = true;
       for (const std::string& v : Split(value(), ','))
         dts.push_back(std::stod(v));
     } else if (a == "--csv") {
@@ -369,6 +541,8 @@ int Main(int argc, char** argv) {
       print_mjcf = true;
     } else if (a == "--phases") {
       options.phases = true;
+    } else if (a == "--scaling") {
+      scaling = true;
     } else if (a == "--help" || a == "-h") {
       std::printf("%s", kUsage);
       return 0;
@@ -376,6 +550,18 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "mujoco_comparison: unknown option %s\n", a.c_str());
       return 2;
     }
+  }
+  if (scaling) {
+    if (!csv_path.empty()) {
+      options.csv.open(csv_path);
+      options.csv << "scene,dt,steps,bodies,sap_us_per_step,sap_contacts,"
+                     "sap_newton_iterations,sap_contact_iterations,"
+                     "ns_per_contact_iteration,us_per_body_step,"
+                     "heap_bytes_constructed,heap_bytes_stepped,"
+                     "peak_rss_growth_bytes\n";
+    }
+    PrintScaling(dt_given ? dts : std::vector<double>{1e-3}, sigma, &options);
+    return 0;
   }
   Selection sel;
   sel.mujoco = engines != "sapcontact";
