@@ -509,11 +509,11 @@ SimulationSummary RunSimulation(const Scene& scene,
     WriteRows(trajectory, stepper);
   }
 
-  s.kinetic_energy_initial_J = stepper.KineticEnergy();
   double sum_contacts = 0, sum_iterations = 0;
   for (int n = 0; n < steps; ++n) {
     const double kinetic = stepper.KineticEnergy();
     const double potential = stepper.PotentialEnergy();
+    if (n == 0) s.kinetic_energy_initial_J = kinetic;
     const StepInfo info = stepper.Step();
     // Energy at the start of this step (contacts found at these poses).
     const double energy = kinetic + potential + info.elastic_energy;
