@@ -478,13 +478,15 @@ void TimeStepper::Fail(const std::string& what) const {
 // solve, the gliding measure, position integration.
 StepInfo TimeStepper::Step() {
   StepInfo info;
-  auto t0 = Clock::now();
+  // Three clock reads (about 30 ns each, a percent of a small scene's step):
+  // the end of collision is the start of the solve.
+  const Clock::time_point t0 = Clock::now();
   UpdateColliderPoses();
   Collide(&info);
-  info.collision_time = Seconds(t0);
-  t0 = Clock::now();
+  const Clock::time_point t1 = Clock::now();
+  info.collision_time = std::chrono::duration<double>(t1 - t0).count();
   SolveContacts(&info);
-  info.solver_time = Seconds(t0);
+  info.solver_time = Seconds(t1);
   CheckVelocities(info);
   MeasureGliding(&info);
   IntegrateRobots(info);
