@@ -48,13 +48,15 @@
 // libmujoco-dev 2.2.2 (installed by scripts/setup). The header line names the
 // version it runs against. MuJoCo 2.2 preallocates its constraint buffers from
 // <size nconmax njmax>; when they cannot be allocated (the 1600-box grid) the
-// row says so. MuJoCo 3 sizes its arena itself.
+// row says so. MuJoCo 3 sizes its arena itself, except where a scene sets it
+// (ComparisonScene::mujoco_memory: spheres 4096); grid 10000 runs sapcontact
+// only (ComparisonScene::mujoco_skipped says why).
 #include <malloc.h>  // mallinfo2, malloc_trim (glibc): --scaling's memory
 #include <mujoco/mujoco.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -321,19 +323,25 @@ long long HeapBytesInUse() {
   return static_cast<long long>(m.uordblks) + static_cast<long long>(m.hblkhd);
 }
 
-// Peak resident set size of this process [KiB] (getrusage ru_maxrss).
-long long PeakRssKib() {
-  struct rusage u;
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss;
+// Resident set size of this process now [bytes] (/proc/self/statm).
+long long ResidentBytes() {
+  long long pages = 0, resident = 0;
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  if (std::fscanf(f, "%lld %lld", &pages, &resident) != 2) resident = 0;
+  std::fclose(f);
+  return resident * sysconf(_SC_PAGESIZE);
 }
 
 // Memory of sapcontact's library path on one scene, measured in a child
-// process (fork) so that earlier rows' allocations and peaks do not count:
-// after the scene is loaded and free heap pages are returned to the system
-// (malloc_trim), heap bytes in use and the peak RSS; then the
+// process (fork) so that earlier rows' allocations do not count: after the
+// scene is loaded and free heap pages are returned to the system
+// (malloc_trim), heap bytes in use and the resident set; then the
 // TimeStepper is constructed (heap again) and stepped for the scene's
-// duration (heap and peak RSS again, the stepper still alive).
+// duration (heap again, the stepper still alive), the peak RSS growth being
+// the largest resident set after construction or any step minus the first.
+// (getrusage's ru_maxrss cannot serve: a forked child starts with the
+// parent's resident pages, above what it needs after malloc_trim.)
 struct MemoryUse {
   bool ok{false};
   long long heap_constructed{0};  ///< heap held by the new stepper [bytes]
@@ -362,12 +370,16 @@ MemoryUse MeasureMemory(const std::string& yaml, const std::string& name,
       // reused without growing the RSS: return them first.
       malloc_trim(0);
       const long long heap0 = HeapBytesInUse();
-      const long long rss0 = PeakRssKib();
+      const long long rss0 = ResidentBytes();
       TimeStepper stepper(scene);
       m.heap_constructed = HeapBytesInUse() - heap0;
-      for (int n = 0; n < steps; ++n) stepper.Step();
+      long long rss = ResidentBytes();
+      for (int n = 0; n < steps; ++n) {
+        stepper.Step();
+        rss = std::max(rss, ResidentBytes());
+      }
       m.heap_stepped = HeapBytesInUse() - heap0;
-      m.peak_rss_growth = 1024 * (PeakRssKib() - rss0);
+      m.peak_rss_growth = rss - rss0;
       m.ok = true;
     } catch (const std::exception&) {
     }
@@ -395,8 +407,8 @@ void PrintScaling(const std::vector<double>& dts, double sigma,
       "contact-iteration = stepping time / sum over steps of contacts x "
       "max(Newton iterations, 1); memory per free body: heap in use "
       "(mallinfo2) after constructing the TimeStepper and after stepping, "
-      "and peak RSS growth (getrusage ru_maxrss) over constructing and "
-      "stepping, in a child process\n");
+      "and peak RSS growth (/proc/self/statm after construction and every "
+      "step), in a child process after malloc_trim\n");
   std::printf(
       "%-12s %6s %6s %6s | %10s %9s %7s %10s | %12s %11s | %11s %11s "
       "%11s\n",
