@@ -10,8 +10,8 @@
 // Frictionless contacts (mu_i = 0) are solved exactly: l_t,i = 0 is imposed
 // by eliminating the tangential variables, and l_n,i >= 0 is a 1-D cone.
 //
-// Threads (README "Threads"): SolveRigidContactQp() is reentrant. Calls may
-// run at the same time in separate threads, on different or the same
+// Threads (docs/solver.md "Threads"): SolveRigidContactQp() is reentrant. Calls
+// may run at the same time in separate threads, on different or the same
 // (const) problems; each owns its workspace and gives results bitwise
 // identical to the same call run alone
 // (tests/solver/rigid_qp/concurrent_solves_test.cc). A call creates no

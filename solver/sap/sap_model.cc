@@ -1,6 +1,7 @@
 #include "sapcontact/solver/sap/sap_model.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -10,6 +11,10 @@
 namespace sapcontact {
 
 namespace {
+
+// Contacts handed to a pool thread at a time in Build (enough work per
+// hand-out to hide its atomic increment).
+constexpr int kContactGrain = 32;
 
 // A^-1 = L^-T L^-1 of a 6 x 6 SPD A from its Cholesky factor (the lower
 // triangle of `llt`), with L^-1 by forward substitution: fixed-size loops,
@@ -65,7 +70,17 @@ int SapModel::PatchOf(int i, int j) {
 }
 
 void SapModel::Build(const SapProblem& problem,
-                     const RegularizationParameters& reg) {
+                     const RegularizationParameters& reg, ThreadPool* pool) {
+  // Per-contact loops: on the pool's threads when there is one. Every
+  // contact's work writes its own entries only.
+  auto for_each_contact = [&](int n, const auto& body) {
+    if (pool == nullptr) {
+      for (int k = 0; k < n; ++k) body(k);
+    } else {
+      pool->ForEach(
+          n, [&](int k, int) { body(k); }, kContactGrain);
+    }
+  };
   problem_ = &problem;
   const int nt = static_cast<int>(problem.trees.size());
   // Participating trees, in problem order.
@@ -143,8 +158,9 @@ void SapModel::Build(const SapProblem& problem,
       const Eigen::Map<const Eigen::Matrix<double, 3, 6>> J6(J.data());
       return J6 * A_inv6_[p] * J6.transpose();
     }
-    GJ_.noalias() = J * A_inv_[p];  // a blocked product for wide trees
-    return GJ_ * J.transpose();
+    thread_local Eigen::MatrixXd JA_inv;  // per thread: concurrent contacts
+    JA_inv.noalias() = J * A_inv_[p];     // a blocked product for wide trees
+    return JA_inv * J.transpose();
   };
 
   // Contacts: Delassus estimate, regularization; patches by tree pair.
@@ -166,7 +182,7 @@ void SapModel::Build(const SapProblem& problem,
   has_bias_ = false;
   side_W_.resize(2 * nc);
   patch_of_contact_.resize(nc);
-  for (int k = 0; k < nc; ++k) {
+  for_each_contact(nc, [&](int k) {
     const Contact& c = problem.contacts[k];
     ModelContact& m = contacts_[k];
     m.tree_a = participating_[c.first.tree];
@@ -181,8 +197,10 @@ void SapModel::Build(const SapProblem& problem,
       side_W_[2 * k + 1] = JAinvJt(c.second->J, m.tree_b);
     }
     m.bias = c.bias_velocity;
-    if (!c.bias_velocity.isZero(0.0)) has_bias_ = true;
-
+  });
+  for (int k = 0; k < nc; ++k) {
+    const ModelContact& m = contacts_[k];
+    if (!m.bias.isZero(0.0)) has_bias_ = true;
     const int i = std::max(m.tree_a, m.tree_b);
     const int j = m.tree_b < 0 ? -1 : std::min(m.tree_a, m.tree_b);
     if (std::make_pair(i, j) != last_pair) {
@@ -193,7 +211,9 @@ void SapModel::Build(const SapProblem& problem,
     patch_of_contact_[k] = last_patch;
   }
   if (reg.supported_delassus_estimate) ComputeSupportScales();
-  for (int k = 0; k < nc; ++k) {
+  // Regularization (a contact that cannot be regularized, e.g. k = inf
+  // with beta = 0, throws: the lowest such contact, named).
+  auto regularize = [&](int k) {
     const Contact& c = problem.contacts[k];
     ModelContact& m = contacts_[k];
     if (reg.supported_delassus_estimate) {
@@ -214,7 +234,18 @@ void SapModel::Build(const SapProblem& problem,
           (c.name.empty() ? std::string() : " ('" + c.name + "')") + ": " +
           e.what());
     }
-  }
+  };
+  std::atomic<int> first_failed{nc};
+  for_each_contact(nc, [&](int k) {
+    try {
+      regularize(k);
+    } catch (const std::invalid_argument&) {
+      int seen = first_failed.load();
+      while (k < seen && !first_failed.compare_exchange_weak(seen, k)) {
+      }
+    }
+  });
+  if (first_failed < nc) regularize(first_failed);
   AddConstraints(problem, reg);
 
   // Hessian pattern: one off-diagonal block per two-tree patch.
@@ -723,6 +754,9 @@ void SapModel::AssembleHessian(const Island& island,
                                const ConstraintHessians& Gs,
                                BlockSparseSymmetricMatrix* H) const {
   const std::vector<Matrix3>& G = Gs.contacts;
+  // G J workspace of trees that are not free bodies, one per thread
+  // (islands are assembled concurrently: SapSolverParameters::threads).
+  thread_local Eigen::MatrixXd gj;
   for (int p : island.trees) {
     H->diagonal_block(p) = problem_->trees[tree_of_[p]].A;
     if (wide_of_tree_[p] >= 0) AssembleWideTree(p, G, &H->diagonal_block(p));
@@ -783,16 +817,16 @@ void SapModel::AssembleHessian(const Island& island,
       // J_a' G J_a (+ J_b' G J_b) and the coupling block (i, j), i > j,
       // J_i' G J_j.
       if (!wide_a) {
-        AddJtGJ(*m.J_a, G[k], *m.J_a, &GJ_, &H->diagonal_block(m.tree_a));
+        AddJtGJ(*m.J_a, G[k], *m.J_a, &gj, &H->diagonal_block(m.tree_a));
       }
       if (m.J_b) {
         if (!wide_b) {
-          AddJtGJ(*m.J_b, G[k], *m.J_b, &GJ_, &H->diagonal_block(m.tree_b));
+          AddJtGJ(*m.J_b, G[k], *m.J_b, &gj, &H->diagonal_block(m.tree_b));
         }
         if (m.tree_a > m.tree_b) {
-          AddJtGJ(*m.J_a, G[k], *m.J_b, &GJ_, off);
+          AddJtGJ(*m.J_a, G[k], *m.J_b, &gj, off);
         } else {
-          AddJtGJ(*m.J_b, G[k], *m.J_a, &GJ_, off);
+          AddJtGJ(*m.J_b, G[k], *m.J_a, &gj, off);
         }
       }
     }

@@ -18,6 +18,7 @@
 #include "sapcontact/contact_model/constraint_row.h"
 #include "sapcontact/contact_model/contact_constraint.h"
 #include "sapcontact/solver/linear_algebra/block_sparse_symmetric_matrix.h"
+#include "sapcontact/solver/parallel/thread_pool.h"
 #include "sapcontact/solver/sap/sap_problem.h"
 
 namespace sapcontact {
@@ -93,7 +94,10 @@ class SapModel {
   /// its storage: a solver that keeps one model across time steps allocates
   /// nothing once the counts of trees, contacts, patches and islands stop
   /// growing (the fixed cost per step of small problems).
-  void Build(const SapProblem& problem, const RegularizationParameters& reg);
+  /// With a pool, the per-contact work (Delassus blocks, regularization)
+  /// runs on its threads; the model is bitwise the same.
+  void Build(const SapProblem& problem, const RegularizationParameters& reg,
+             ThreadPool* pool = nullptr);
 
   /// Trees with at least this many velocities have their diagonal Hessian
   /// block assembled as one product over their contacts (see below).
@@ -224,9 +228,6 @@ class SapModel {
   std::vector<Eigen::MatrixXd> A_inv_;
   std::vector<std::pair<int, int>> off_diagonal_;
   Eigen::VectorXd v_star_, D_;
-  // Workspace G J_t of the Hessian assembly for trees that are not free
-  // bodies (resized as needed).
-  mutable Eigen::MatrixXd GJ_;
   // Trees of at least kWideTreeVelocities velocities (FCLib components,
   // large robots): their diagonal block sum_k J_k' G_k J_k is assembled as
   // one product J' (G J) of the stacked rows of their contacts (cache-blocked

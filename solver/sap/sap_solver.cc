@@ -15,6 +15,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr int kMaxThreads = 1024;
+
 // A fresh SapSolverStatistics whose vectors keep their storage.
 void ResetKeepingStorage(SapSolverStatistics* stats) {
   SapSolverStatistics fresh;
@@ -112,6 +114,8 @@ void Validate(const SapSolverParameters& p) {
       !(p.stiction_prediction_min_step <= p.max_step))
     Invalid("stiction_prediction_min_step", p.stiction_prediction_min_step,
             "in [0, max_step]");
+  if (p.threads < 1 || p.threads > kMaxThreads)
+    Invalid("threads", p.threads, "in [1, 1024]");
   if (!(p.min_reciprocal_condition >= 0) || !(p.min_reciprocal_condition < 1))
     Invalid("min_reciprocal_condition", p.min_reciprocal_condition,
             "in [0, 1)");
@@ -126,6 +130,12 @@ SapSolver::~SapSolver() = default;
 void SapSolver::set_parameters(const SapSolverParameters& parameters) {
   Validate(parameters);
   parameters_ = parameters;
+  if (parameters.threads == 1) {
+    pool_.reset();
+  } else if (!pool_ || pool_->threads() != parameters.threads) {
+    pool_ = std::make_unique<ThreadPool>(parameters.threads);
+  }
+  dense_storage_.resize(parameters.threads);
 }
 
 int SapSolver::total_symbolic_analyses() const {
@@ -193,7 +203,7 @@ void SapSolver::SolveFromCandidates(
   results.message.clear();
   SapSolverStatistics& stats = results.statistics;
   ResetKeepingStorage(&stats);
-  model_.Build(problem, parameters_.regularization);
+  model_.Build(problem, parameters_.regularization, pool_.get());
   stats.time_model = Seconds(t_start);
   stats.participating_trees = model_.num_trees();
   stats.participating_velocities = model_.num_velocities();
@@ -315,7 +325,7 @@ void SapSolver::ChooseStarts(
   auto better = [](const IslandEvaluation& a, const IslandEvaluation& b) {
     return a.optimal() != b.optimal() ? a.optimal() : a.cost < b.cost;
   };
-  for (size_t i = 0; i < islands.size(); ++i) {
+  ForEachIsland(static_cast<int>(islands.size()), [&](int i, int) {
     const SapModel::Island& island = islands[i];
     // Guesses in the caller's order; the first optimal one ends the
     // search (resting islands: one evaluation), v* comes last.
@@ -348,7 +358,7 @@ void SapSolver::ChooseStarts(
       const int o = model.offset(p), n = model.size(p);
       v_.segment(o, n) = start.segment(o, n);
     }
-  }
+  });
 }
 
 double SapSolver::IslandNorm(const SapModel::Island& island,
@@ -395,13 +405,19 @@ SapSolver::IslandEvaluation SapSolver::EvaluateIsland(
 bool SapSolver::EvaluateAndDecide(const std::vector<SapModel::Island>& islands,
                                   SapSolverResults* results) {
   const int num_islands = static_cast<int>(islands.size());
+  evaluation_.resize(num_islands);
+  ForEachIsland(num_islands, [&](int i, int) {
+    if (island_state_[i].active) {
+      evaluation_[i] = EvaluateIsland(islands[i], v_, &G_);
+    }
+  });
   bool any_step = false;
   round_residual_ = 0.0;
   for (int i = 0; i < num_islands; ++i) {
     NewtonIslandState& st = island_state_[i];
     stepping_[i] = 0;
     if (!st.active) continue;
-    const IslandEvaluation e = EvaluateIsland(islands[i], v_, &G_);
+    const IslandEvaluation& e = evaluation_[i];
     const NewtonIslandDecision decision =
         DecideNewtonIsland(parameters_, i, num_islands, e.cost, e.residual,
                            e.scale, &st, &results->status, &results->message);
@@ -422,28 +438,33 @@ void SapSolver::PrepareNewtonGradients(
   // keeps exact Newton.
   const bool predict = parameters_.stiction_prediction &&
                        parameters_.line_search == LineSearchType::kExact;
-  for (size_t i = 0; i < islands.size(); ++i) {
-    if (!stepping_[i]) continue;
+  const int num_islands = static_cast<int>(islands.size());
+  island_marked_.assign(num_islands, 0);
+  ForEachIsland(num_islands, [&](int i, int) {
+    if (!stepping_[i]) return;
     const SapModel::Island& island = islands[i];
     for (int p : island.trees) {
       newton_grad_.segment(model.offset(p), model.size(p)) =
           grad_.segment(model.offset(p), model.size(p));
     }
     island_predicted_[i] = 0;
-    if (!predict) continue;
+    if (!predict) return;
     const int marked =
         MarkPredictedStiction(model, island, island_state_[i], vc_, gamma_,
                               regions_, &predicted_stick_, &G_, &stick_delta_);
     island_state_[i].suspend_prediction = false;
-    if (marked == 0) continue;
+    if (marked == 0) return;
     island_predicted_[i] = 1;
-    stats->predicted_contacts += marked;
+    island_marked_[i] = marked;
     // grad = A r - J' gamma: the marked contacts' impulses become y.
     model.MultiplyJTranspose(island, stick_delta_, &jt_delta_);
     for (int p : island.trees) {
       newton_grad_.segment(model.offset(p), model.size(p)) -=
           jt_delta_.segment(model.offset(p), model.size(p));
     }
+  });
+  for (int i = 0; i < num_islands; ++i) {
+    stats->predicted_contacts += island_marked_[i];
   }
 }
 
@@ -457,8 +478,10 @@ void SapSolver::SearchAlongDirections(
   double round_cost = 0.0, round_alpha = 1e300;
   int round_ls = 0;
   for (int i = 0; i < num_islands; ++i) round_cost += island_state_[i].cost;
-  for (int i = 0; i < num_islands; ++i) {
-    if (!stepping_[i]) continue;
+  island_ls_.resize(num_islands);
+  island_alpha_.resize(num_islands);
+  ForEachIsland(num_islands, [&](int i, int) {
+    if (!stepping_[i]) return;
     const SapModel::Island& island = islands[i];
     model.MultiplyA(island, dv_, &Adv_);
     model.MultiplyJ(island, dv_, &dvc_);
@@ -519,8 +542,13 @@ void SapSolver::SearchAlongDirections(
     ++st.iterations;
     st.last_alpha = alpha;
     st.line_search_iterations += ls_iterations;
-    round_ls += ls_iterations;
-    round_alpha = std::min(round_alpha, alpha);
+    island_ls_[i] = ls_iterations;
+    island_alpha_[i] = alpha;
+  });
+  for (int i = 0; i < num_islands; ++i) {
+    if (!stepping_[i]) continue;
+    round_ls += island_ls_[i];
+    round_alpha = std::min(round_alpha, island_alpha_[i]);
   }
   stats->time_line_search += Seconds(t0);
   stats->cost.push_back(round_cost);

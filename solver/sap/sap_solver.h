@@ -12,20 +12,24 @@
 //   SapSolverResults r = solver.Solve(problem, &v_previous);
 //   if (!r.converged()) { ... r.status, r.message ... }
 //
-// Threads (README "Threads"): separate SapSolver objects may Solve() at the
-// same time in separate threads, on different or the same (const)
-// problems; each result is bitwise identical to the same sequence of solves
-// run alone (tests/solver/sap/concurrent_solves_test.cc). One object must
-// not be used by two threads at once: Solve() reuses the object's workspace
-// and factorization. CalcInverseDynamics() and Validate() are reentrant. A
-// solve creates no threads: CHOLMOD's OpenMP regions run on the calling
-// thread, so one solver per core does not oversubscribe the machine.
+// Threads (docs/solver.md "Threads"): separate SapSolver objects may Solve() at
+// the same time in separate threads, on different or the same (const) problems;
+// each result is bitwise identical to the same sequence of solves run alone
+// (tests/solver/sap/concurrent_solves_test.cc). One object must not be used by
+// two threads at once: Solve() reuses the object's workspace and factorization.
+// CalcInverseDynamics() and Validate() are reentrant. With
+// SapSolverParameters::threads = 1 (the default) a solve creates no threads:
+// CHOLMOD's OpenMP regions run on the calling thread, so one solver per core
+// does not oversubscribe the machine; with threads = N > 1 the object owns a
+// pool of N - 1 workers that solve islands concurrently, with results bitwise
+// identical to one thread (docs/solver.md "Threads").
 #pragma once
 
 #include <Eigen/Cholesky>
 #include <memory>
 
 #include "sapcontact/solver/linear_algebra/hessian_factorization.h"
+#include "sapcontact/solver/parallel/thread_pool.h"
 #include "sapcontact/solver/sap/line_search.h"
 #include "sapcontact/solver/sap/newton_island.h"
 #include "sapcontact/solver/sap/sap_model.h"
@@ -67,6 +71,12 @@ class SapSolver {
   void SolveFromCandidates(const SapProblem& problem,
                            const std::vector<const Eigen::VectorXd*>& guesses,
                            SapSolverResults* results);
+
+  /// The pool of parameters().threads > 1 threads this solver runs islands
+  /// on (nullptr with one thread), for a caller's own per-step loops
+  /// between solves (the time stepper's collision); never used by two
+  /// loops at once.
+  ThreadPool* thread_pool() const { return pool_.get(); }
 
   /// Sparse symbolic analyses over this object's lifetime.
   int total_symbolic_analyses() const;
@@ -141,10 +151,24 @@ class SapSolver {
                     const RayQuadratic& quadratic, double cost0, double dcost0,
                     double relative_residual, double rcond,
                     int* iterations) const;
-  // Factors the dense island's Hessian (blocks of H_) and solves for its dv.
-  // Returns false if it is not numerically positive definite.
+  // Factors the dense island's Hessian (blocks of H_) in worker `worker`'s
+  // storage and solves for its dv. Returns false if it is not numerically
+  // positive definite.
   bool SolveDenseIsland(const SapModel& model, const SapModel::Island& island,
-                        double* rcond);
+                        int worker, double* rcond);
+  static constexpr int kIslandGrain = 16;
+  // body(i, worker) for each island index i in [0, n), on the pool when
+  // parameters_.threads > 1, else in order on this thread.
+  template <class Body>
+  void ForEachIsland(int n, Body&& body) {
+    if (pool_) {
+      // Contiguous runs of islands per hand-out: neighbouring islands'
+      // segments of the workspaces share cache lines.
+      pool_->ForEach(n, body, kIslandGrain);
+    } else {
+      for (int i = 0; i < n; ++i) body(i, 0);
+    }
+  }
   // The sparse group: the islands with sparse_island_ set. Factors their
   // Hessian (H_ itself when they are all the islands, else the sub-pattern
   // H_group_) and solves for dv of the stepping ones. Returns false if it is
@@ -184,10 +208,22 @@ class SapSolver {
   // off-diagonal block of H_group_, the block of H_ it copies.
   std::vector<int> group_trees_, group_off_diagonal_source_;
   bool group_is_everything_{false};
-  // A dense island's Hessian, and its right-hand side followed by the
-  // condition estimate's workspace (SolveDenseIsland), sized for the
+  // Per thread: a dense island's Hessian, and its right-hand side followed
+  // by the condition estimate's workspace (SolveDenseIsland), sized for the
   // largest island so far.
-  std::vector<double> dense_storage_, dense_rhs_storage_;
+  struct DenseStorage {
+    std::vector<double> H, rhs;
+  };
+  std::vector<DenseStorage> dense_storage_;
+  // The threads of parameters_.threads > 1.
+  std::unique_ptr<ThreadPool> pool_;
+  // Per island, in the current round (filled concurrently, reduced in
+  // island order): its evaluation, whether its dense factorization
+  // succeeded, its predicted contacts, line search iterations and step.
+  std::vector<IslandEvaluation> evaluation_;
+  std::vector<char> factored_;
+  std::vector<int> island_marked_, island_ls_;
+  std::vector<double> island_alpha_;
   // The single island of everything (parameters_.islands false).
   std::vector<SapModel::Island> merged_islands_;
   // The largest scaled residual among the islands stepping this round.

@@ -99,20 +99,28 @@ bool SapSolver::ComputeDirections(const std::vector<SapModel::Island>& islands,
   for (int i = 0; i < num_islands; ++i) {
     if (sparse_island_[i]) group_steps = group_steps || stepping_[i];
   }
-  for (int i = 0; i < num_islands; ++i) {
+  ForEachIsland(num_islands, [&](int i, int) {
     if (stepping_[i] || (group_steps && sparse_island_[i])) {
       model.AssembleHessian(islands[i], G_, &H_);
     }
-  }
+  });
   stats.time_assembly += SecondsSince(t0);
   t0 = std::chrono::steady_clock::now();
   bool failed = false;
   double round_rcond = std::numeric_limits<double>::infinity();
+  // Dense islands concurrently; their outcomes in island order (up to the
+  // first failure, as one thread would have stopped there).
+  factored_.resize(num_islands);
+  ForEachIsland(num_islands, [&](int i, int worker) {
+    if (!stepping_[i] || sparse_island_[i]) return;
+    double rcond = 0.0;
+    factored_[i] = SolveDenseIsland(model, islands[i], worker, &rcond);
+    island_rcond_[i] = rcond;
+  });
   for (int i = 0; i < num_islands && !failed; ++i) {
     if (!stepping_[i] || sparse_island_[i]) continue;
-    double rcond = 0.0;
     ++stats.factorizations;
-    if (!SolveDenseIsland(model, islands[i], &rcond)) {
+    if (!factored_[i]) {
       results->status = SapSolverStatus::kFactorizationFailed;
       results->message = "island " + std::to_string(i) +
                          ": the Hessian A + J'GJ is not numerically "
@@ -120,8 +128,7 @@ bool SapSolver::ComputeDirections(const std::vector<SapModel::Island>& islands,
                          std::to_string(island_state_[i].iterations);
       failed = true;
     }
-    round_rcond = std::min(round_rcond, rcond);
-    island_rcond_[i] = rcond;
+    round_rcond = std::min(round_rcond, island_rcond_[i]);
   }
   if (!failed && group_steps) {
     double rcond = 0.0;
@@ -166,7 +173,7 @@ bool SapSolver::ComputeDirections(const std::vector<SapModel::Island>& islands,
 }
 
 bool SapSolver::SolveDenseIsland(const SapModel& model,
-                                 const SapModel::Island& island,
+                                 const SapModel::Island& island, int worker,
                                  double* rcond) {
   const int n = island.num_velocities;
   if (island.trees.size() == 1 && n == 6) {
@@ -190,13 +197,14 @@ bool SapSolver::SolveDenseIsland(const SapModel& model,
   // of H_, in the island's tree order, in storage kept at the largest size
   // seen (islands of different sizes take turns: no allocation) and
   // factored in place.
+  DenseStorage& storage = dense_storage_[worker];
   const size_t entries = static_cast<size_t>(n) * n;
-  if (dense_storage_.size() < entries) dense_storage_.resize(entries);
-  if (dense_rhs_storage_.size() < static_cast<size_t>(4 * n)) {
-    dense_rhs_storage_.resize(4 * n);  // the right-hand side, 3 n workspace
+  if (storage.H.size() < entries) storage.H.resize(entries);
+  if (storage.rhs.size() < static_cast<size_t>(4 * n)) {
+    storage.rhs.resize(4 * n);  // the right-hand side, 3 n workspace
   }
-  Eigen::Map<Eigen::MatrixXd> dense_H(dense_storage_.data(), n, n);
-  Eigen::Map<Eigen::VectorXd> rhs(dense_rhs_storage_.data(), n);
+  Eigen::Map<Eigen::MatrixXd> dense_H(storage.H.data(), n, n);
+  Eigen::Map<Eigen::VectorXd> rhs(storage.rhs.data(), n);
   dense_H.setZero();  // blocks between unlinked trees stay zero
   int offset = 0;
   // Island-local offsets of the island's trees (few: a linear search).
@@ -229,8 +237,8 @@ bool SapSolver::SolveDenseIsland(const SapModel& model,
   const Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(dense_H);
   if (llt.info() != Eigen::Success) return false;
   // Eigen's LLT::rcond() estimate, without its temporaries.
-  *rcond = CholeskyReciprocalCondition(dense_H, l1_norm,
-                                       dense_rhs_storage_.data() + n);
+  *rcond =
+      CholeskyReciprocalCondition(dense_H, l1_norm, storage.rhs.data() + n);
   llt.solveInPlace(rhs);
   offset = 0;
   for (int p : island.trees) {

@@ -95,6 +95,14 @@ struct SapSolverParameters {
   /// happens when contacts are stiffer than the near-rigid floor allows
   /// (beta = 0 with k -> inf). 0 disables the check.
   double min_reciprocal_condition{1.0e-12};
+  /// Threads of one solve, >= 1 (docs/solver.md "Threads"): with more than one,
+  /// the per-island work of each Newton round (evaluation, stiction prediction,
+  /// Hessian assembly, dense factorizations, line searches) runs on a pool
+  /// of this many threads, the caller included; the sparse group's
+  /// factorization stays on one thread. Results are bitwise identical for
+  /// every value: islands are independent and every sum over islands is
+  /// taken in island order.
+  int threads{1};
 };
 
 /// Throws std::invalid_argument naming the field if a setting is out of range.

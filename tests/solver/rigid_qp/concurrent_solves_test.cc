@@ -4,7 +4,7 @@
 // start no threads of their own (the CHOLMOD KKT factorization's OpenMP
 // regions run on the calling thread).
 //
-// Problems: grids of boxes (bench/box_fixtures.h) with rigid contacts
+// Problems: grids of boxes (tests/common/box_fixtures.h) with rigid contacts
 // (k = inf, tau_d = 0), sliding, 7 x 7 to 10 x 10 boxes (364 to 760
 // contacts), on the sparse (CHOLMOD supernodal) KKT path.
 #include <gtest/gtest.h>

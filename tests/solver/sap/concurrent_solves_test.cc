@@ -5,7 +5,7 @@
 // (CHOLMOD's OpenMP regions run on the calling thread: no oversubscription
 // when an embedder runs one solver per core).
 //
-// Problems: grids of sliding boxes (bench/box_fixtures.h) of 864 to 1734
+// Problems: grids of sliding boxes (tests/common/box_fixtures.h) of 864 to 1734
 // DOFs, forced onto CHOLMOD's supernodal factorization (BLAS dgemm, dsyrk,
 // dpotrf, dtrsm on every supernode), several Newton iterations each; each
 // thread solves a different sequence with one SapSolver (reusing its
