@@ -140,6 +140,10 @@ void DefineSolverParameters(py::module_& m) {
   c.def_readwrite("stiction_prediction_min_step",
                   &SapSolverParameters::stiction_prediction_min_step,
                   "Smallest accepted step of a predicted direction (0.05).");
+  c.def_readwrite("threads", &SapSolverParameters::threads,
+                  "Threads of one solve, >= 1: islands are solved "
+                  "concurrently, results bitwise identical for every value "
+                  "(1).");
   c.def_readwrite("min_reciprocal_condition",
                   &SapSolverParameters::min_reciprocal_condition,
                   "Status 'ill_conditioned' below this reciprocal condition "

@@ -59,6 +59,11 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
       "--set bodies.box.mass=5 (a body by its YAML name), --set "
       "gravity=[0,0,-1.62], --set gravity.2=-1.62, --set output.every=1. "
       "Unknown keys are errors");
+  run->add_option("--threads,-j", o->threads,
+                  "N: threads of the contact solve and collision (the scene's "
+                  "solver.threads, >= 1); the results are bitwise identical "
+                  "for every N")
+      ->check(CLI::Range(1, 256));
   run->add_flag(
       "--quiet,-q", o->quiet,
       "print nothing but warnings and errors (no progress bar, no summary)");
@@ -160,7 +165,11 @@ int Run(const RunOptions& o) {
   Scene scene;
   int total = 0;
   try {
-    scene = LoadScene(o.scene, o.overrides);
+    std::vector<std::string> overrides = o.overrides;
+    if (o.threads > 0) {
+      overrides.push_back("solver.threads=" + std::to_string(o.threads));
+    }
+    scene = LoadScene(o.scene, overrides);
     total = StepCount(scene);
   } catch (const SceneError& e) {
     RemoveOutputs(o.out);

@@ -12,6 +12,9 @@ struct RunOptions {
   std::string scene;
   std::string out{"out"};
   std::vector<std::string> overrides;
+  /// --threads N: solver.threads (applied after the overrides); 0: not
+  /// given.
+  int threads{0};
   bool quiet{false};
   /// --export-fclib PATH: each step's contact problem as an FCLib local
   /// problem, one file per step PATH-stepNNNNNN.hdf5

@@ -45,6 +45,7 @@ class SapSolverParameters:
     stiction_prediction: bool  # (True)
     stiction_prediction_min_step: float  # (0.05)
     min_reciprocal_condition: float  # (1e-12)
+    threads: int  # (1)
     def __init__(self, **kwargs: Any) -> None: ...
 
 class SapProblem:

@@ -7,8 +7,16 @@
 #include <string>
 
 #include "sapcontact/sim/collision/narrow_phase.h"
+#include "sapcontact/solver/parallel/thread_pool.h"
 
 namespace sapcontact {
+namespace {
+
+// Pairs per block of the concurrent narrow phase (a block is handed to one
+// thread; a few microseconds of work).
+constexpr int kPairsPerBlock = 16;
+
+}  // namespace
 
 double MotionBound(const Shape& shape, const Vector3& v, const Vector3& w,
                    double dt) {
@@ -49,7 +57,7 @@ void CollisionDetector::SetExcludedPairs(
 
 const std::vector<ContactPoint>& CollisionDetector::FindContacts(
     const std::vector<Pose>& poses, const CollisionOptions& options,
-    const std::vector<double>& motion_bounds) {
+    const std::vector<double>& motion_bounds, ThreadPool* pool) {
   const size_t n = bodies_.size();
   if (poses.size() != n) {
     std::ostringstream os;
@@ -85,31 +93,67 @@ const std::vector<ContactPoint>& CollisionDetector::FindContacts(
                             0.5 * options.margin + bound(i));
   }
   const auto& pairs = broad_phase_.FindPairs(aabbs_, fixed_, options.max_pairs);
-  contacts_.clear();
-  for (const auto& [i, j] : pairs) {
+  // One pair's contacts appended to *out.
+  auto collide_pair = [&](int i, int j, std::vector<ContactPoint>* out) {
     if (!excluded_.empty() &&
         std::binary_search(excluded_.begin(), excluded_.end(),
                            std::make_pair(std::min(i, j), std::max(i, j)))) {
-      continue;
+      return;
     }
     // A fixed body is A; otherwise the smaller index (i < j) is A.
     const int a = fixed_[j] ? j : i;
     const int b = a == i ? j : i;
-    const size_t first = contacts_.size();
+    const size_t first = out->size();
     Collide(bodies_[a].shape, poses[a], bodies_[b].shape, poses[b],
-            options.margin + bound(i) + bound(j), &contacts_);
-    for (size_t k = first; k < contacts_.size(); ++k) {
-      contacts_[k].body_a = a;
-      contacts_[k].body_b = b;
+            options.margin + bound(i) + bound(j), out);
+    for (size_t k = first; k < out->size(); ++k) {
+      (*out)[k].body_a = a;
+      (*out)[k].body_b = b;
     }
-    if (contacts_.size() > options.max_contacts) {
-      contacts_.clear();
-      throw CollisionLimitError(
-          "more than " + std::to_string(options.max_contacts) +
-              " contacts, the limit; reached at bodies " + std::to_string(a) +
-              " and " + std::to_string(b),
-          a, b);
+  };
+  // Beyond max_contacts: the pair that crossed it is the one of the first
+  // contact past the limit (a pair's contacts are contiguous).
+  auto check_limit = [&]() {
+    if (contacts_.size() <= options.max_contacts) return;
+    const int a = contacts_[options.max_contacts].body_a;
+    const int b = contacts_[options.max_contacts].body_b;
+    contacts_.clear();
+    throw CollisionLimitError(
+        "more than " + std::to_string(options.max_contacts) +
+            " contacts, the limit; reached at bodies " + std::to_string(a) +
+            " and " + std::to_string(b),
+        a, b);
+  };
+  contacts_.clear();
+  const int num_pairs = static_cast<int>(pairs.size());
+  if (pool == nullptr || pool->threads() == 1 ||
+      num_pairs < 2 * kPairsPerBlock) {
+    for (const auto& [i, j] : pairs) {
+      collide_pair(i, j, &contacts_);
+      check_limit();
     }
+    return contacts_;
+  }
+  // Blocks of pairs on the pool's threads (the narrow phase keeps its
+  // scratch in thread_local storage), merged in pair order.
+  const int blocks = (num_pairs + kPairsPerBlock - 1) / kPairsPerBlock;
+  if (static_cast<int>(block_contacts_.size()) < blocks) {
+    block_contacts_.resize(blocks);
+  }
+  pool->ForEach(blocks, [&](int block, int) {
+    std::vector<ContactPoint>& out = block_contacts_[block];
+    out.clear();
+    const int end = std::min(num_pairs, (block + 1) * kPairsPerBlock);
+    for (int p = block * kPairsPerBlock; p < end; ++p) {
+      collide_pair(pairs[p].first, pairs[p].second, &out);
+      // A block alone past the limit stops early (the merge names the pair).
+      if (out.size() > options.max_contacts) return;
+    }
+  });
+  for (int block = 0; block < blocks; ++block) {
+    contacts_.insert(contacts_.end(), block_contacts_[block].begin(),
+                     block_contacts_[block].end());
+    check_limit();
   }
   return contacts_;
 }

@@ -16,6 +16,8 @@
 
 namespace sapcontact {
 
+class ThreadPool;
+
 /// A body as collision detection sees it.
 struct CollisionGeometry {
   Shape shape;
@@ -66,10 +68,14 @@ class CollisionDetector {
   /// otherwise body_a < body_b. Throws std::invalid_argument if poses has
   /// the wrong size or a non-finite entry (naming the body index),
   /// CollisionLimitError beyond options.max_pairs or max_contacts. The
-  /// reference is valid until the next call (buffers are reused).
+  /// reference is valid until the next call (buffers are reused). With a
+  /// pool of more than one thread (solver/parallel/thread_pool.h) the pairs'
+  /// narrow phases run on its threads: the contacts are the same, bitwise,
+  /// in the same order.
   const std::vector<ContactPoint>& FindContacts(
       const std::vector<Pose>& poses, const CollisionOptions& options = {},
-      const std::vector<double>& motion_bounds = {});
+      const std::vector<double>& motion_bounds = {},
+      ThreadPool* pool = nullptr);
 
   /// The broad-phase candidate pairs of the last FindContacts call.
   const std::vector<std::pair<int, int>>& candidate_pairs() const {
@@ -81,6 +87,9 @@ class CollisionDetector {
   std::vector<bool> fixed_;
   std::vector<Aabb> aabbs_;
   std::vector<ContactPoint> contacts_;
+  // Concurrent narrow phase: the contacts of each block of pairs, merged in
+  // pair order.
+  std::vector<std::vector<ContactPoint>> block_contacts_;
   BroadPhase broad_phase_;
   // Sorted (smaller, larger) index pairs.
   std::vector<std::pair<int, int>> excluded_;

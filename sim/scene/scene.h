@@ -67,6 +67,10 @@ struct SolverSettings {
   /// minimize along the ray to round-off; docs/theory.md §7). The default
   /// is SapSolverParameters::line_search_slope_ratio's.
   double line_search_slope_ratio{0.9};
+  /// Threads of each step's collision and contact solve, >= 1
+  /// (docs/solver.md "Threads"): results are bitwise identical for every
+  /// value.
+  int threads{1};
 };
 
 /// YAML `output:` (optional).

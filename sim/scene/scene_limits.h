@@ -100,6 +100,8 @@ constexpr double kMaxFrequency = 1e6;
 constexpr double kMaxMargin = 1.0;
 /// solver.max_iterations (per step).
 constexpr int kMaxSolverIterations = 10000;
+/// solver.threads.
+constexpr int kMaxThreads = 256;
 /// solver.near_rigid_threshold and solver.friction_regularization [-].
 constexpr double kMaxRegularization = 1e3;
 

@@ -200,6 +200,11 @@ void SceneParser::ParseSolver(const YAML::Node& n, SolverSettings* s) {
         r_.Choice(n["linear_solver"], "solver.linear_solver",
                   {"auto", "dense", "cholmod", "block_sparse"}));
   }
+  if (n["threads"]) {
+    s->threads = r_.PositiveInt(n["threads"], "solver.threads");
+    r_.CheckRange(n["threads"], "solver.threads", s->threads, 1,
+                  limits::kMaxThreads, "", "threads of one simulation");
+  }
   if (n["stiction_prediction"]) {
     s->stiction_prediction =
         r_.Bool(n["stiction_prediction"], "solver.stiction_prediction");

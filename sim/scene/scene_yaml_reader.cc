@@ -37,7 +37,8 @@ const std::vector<std::string>& SolverKeys() {
                                           "linear_solver",
                                           "stiction_prediction",
                                           "supported_delassus_estimate",
-                                          "line_search_slope_ratio"};
+                                          "line_search_slope_ratio",
+                                          "threads"};
   return k;
 }
 const std::vector<std::string>& MaterialKeys() {

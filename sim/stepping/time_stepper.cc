@@ -139,6 +139,7 @@ SapSolverParameters MakeSapParameters(const SolverSettings& s) {
   p.stiction_prediction = s.stiction_prediction;
   p.regularization.supported_delassus_estimate = s.supported_delassus_estimate;
   p.line_search_slope_ratio = s.line_search_slope_ratio;
+  p.threads = s.threads;
   switch (s.linear_solver) {
     case LinearSolverKind::kAuto:
       p.linear_solver = LinearSolverType::kAuto;
@@ -521,7 +522,8 @@ void TimeStepper::Collide(StepInfo* info) {
   CollisionOptions options;
   options.margin = scene_.collision.margin;
   try {
-    contacts_ = collision_.FindContacts(poses_, options, motion_bounds_);
+    contacts_ = collision_.FindContacts(poses_, options, motion_bounds_,
+                                        sap_.thread_pool());
   } catch (const CollisionLimitError& e) {
     contacts_.clear();
     try {

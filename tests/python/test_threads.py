@@ -181,3 +181,39 @@ def test_simulations_step_in_parallel_threads(scenes_dir):
         parallel = list(pool.map(advance, (300, 400, 500)))
     for s, p in zip(serial, parallel):
         assert p.tobytes() == s.tobytes()
+
+
+def test_solver_threads_give_bitwise_the_one_thread_solve():
+    # 36 stacks of 2 boxes: 36 islands, solved on 1, 2 and 3 threads.
+    problems = [box_rows(seed, rows=2, columns=36) for seed in range(2)]
+    for parameters in ({}, {"linear_solver": "cholmod"}):
+        one = solve_all(problems, parameters)
+        assert all(r.converged for r in one)
+        assert one[0].statistics.islands == 36
+        for threads in (2, 3):
+            many = solve_all(problems, dict(parameters, threads=threads))
+            for s, p in zip(one, many):
+                assert p.v.tobytes() == s.v.tobytes()
+                assert p.gamma.tobytes() == s.gamma.tobytes()
+                assert (p.statistics.newton_iterations ==
+                        s.statistics.newton_iterations)
+    with pytest.raises(ValueError, match="threads"):
+        sapcontact.SapSolver(threads=0)
+
+
+def test_scene_threads_give_bitwise_the_one_thread_run(scenes_dir):
+    runs = [
+        sapcontact.run_scene(scenes_dir / "pile.yaml",
+                             overrides={"duration": 0.2,
+                                        "solver.threads": threads})
+        for threads in (1, 2)
+    ]
+    assert runs[1].positions.tobytes() == runs[0].positions.tobytes()
+    assert runs[1].velocities.tobytes() == runs[0].velocities.tobytes()
+    sim = sapcontact.Simulation(scenes_dir / "pile.yaml",
+                                overrides={"solver.threads": 2})
+    sim.step(200)
+    state = sim.state()
+    moving = ~np.array(state["fixed"])  # run_scene lists moving bodies only
+    assert (state["positions"][moving].tobytes() ==
+            runs[0].positions[-1].tobytes())

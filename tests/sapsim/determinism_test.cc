@@ -1,7 +1,7 @@
 // Determinism: the same scene and binary give bitwise identical
-// trajectory.csv and summary.json (timings aside) on repeated runs, and a
-// sweep gives a bitwise identical sweep.csv (timing columns aside) with
-// --jobs 1 and --jobs 3.
+// trajectory.csv and summary.json (timings aside) on repeated runs, with
+// --threads 1, 2 and 3 (solver.threads), and a sweep gives a bitwise
+// identical sweep.csv (timing columns aside) with --jobs 1 and --jobs 3.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -83,6 +83,48 @@ TEST(Determinism, RepeatedRunsAreBitwiseIdentical) {
       EXPECT_EQ(summary[i], summary[0]) << "run " << i;
     }
   }
+}
+
+TEST(Determinism, ThreadsGiveBitwiseIdenticalRuns) {
+  // The mini pile (one large island on the sparse group, the slider's
+  // island) plus a row of 12 separate boxes dropped at different heights
+  // and spins (dense islands that start, stop and merge at different steps).
+  TempDir dir("determinism_threads");
+  std::string text = kMiniPile;
+  text.insert(text.find("output:"),
+              "  - name: drop\n"
+              "    shape: {type: box, size: [0.04, 0.04, 0.04]}\n"
+              "    mass: 0.1\n"
+              "    position: [0.4, -0.3, 0.021]\n"
+              "    angular_velocity: [0, 0, 5]\n"
+              "    velocity: [0.3, 0, 0]\n"
+              "    grid: {count: [1, 12, 1], spacing: [0, 0.05, 0]}\n");
+  const std::string scene = dir.Write("threads.yaml", text);
+  std::string trajectory[3], summary[3];
+  for (int i = 0; i < 3; ++i) {
+    const std::string threads = std::to_string(i + 1);
+    const std::string out = dir.File("threads" + threads);
+    const CliResult r = RunSapsim({"run", scene, "--out", out, "-q", "--set",
+                                   "solver.model=sap", "--threads", threads});
+    ASSERT_LE(r.status, 1) << r.err;
+    trajectory[i] = ReadFile(out + "/trajectory.csv");
+    summary[i] = SummaryWithoutTimings(out + "/summary.json");
+  }
+  EXPECT_GT(trajectory[0].size(), 100000u);
+  for (int i = 1; i < 3; ++i) {
+    EXPECT_TRUE(trajectory[i] == trajectory[0]) << i + 1 << " threads";
+    EXPECT_EQ(summary[i], summary[0]) << i + 1 << " threads";
+  }
+  // A bad count is a usage error.
+  EXPECT_EQ(RunSapsim({"run", scene, "--out", dir.File("bad"), "-q",
+                       "--threads", "0"})
+                .status,
+            2);
+  const CliResult bad_key = RunSapsim({"run", scene, "--out", dir.File("bad"),
+                                       "-q", "--set", "solver.threads=-1"});
+  EXPECT_EQ(bad_key.status, 2);
+  EXPECT_NE(bad_key.err.find("solver.threads"), std::string::npos)
+      << bad_key.err;
 }
 
 // sweep.csv as rows of cells without the timing columns.
