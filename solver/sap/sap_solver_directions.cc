@@ -4,6 +4,7 @@
 // H = A + J' G J and the solve for dv = -H^-1 grad (ComputeDirections,
 // SolveDenseIsland, SolveSparseGroup). The iteration around them is in
 // sap_solver.cc.
+#include <algorithm>
 #include <chrono>
 #include <limits>
 #include <sstream>
@@ -40,6 +41,21 @@ void SapSolver::PlanFactorization(
         (type == LinearSolverType::kAuto &&
          islands[i].num_velocities > parameters_.dense_size_threshold &&
          islands[i].trees.size() > 1);
+  }
+  // Every thread's dense storage sized here for the largest dense island of
+  // more than one tree (any thread may factor any island): once the island
+  // sizes stop growing, no thread allocates.
+  size_t largest = 0;
+  for (int i = 0; i < num_islands; ++i) {
+    if (!sparse_island_[i] && islands[i].trees.size() > 1) {
+      largest = std::max<size_t>(largest, islands[i].num_velocities);
+    }
+  }
+  for (DenseStorage& storage : dense_storage_) {
+    if (storage.H.size() < largest * largest) {
+      storage.H.resize(largest * largest);
+    }
+    if (storage.rhs.size() < 4 * largest) storage.rhs.resize(4 * largest);
   }
   group_trees_.clear();
   for (int p = 0; p < model.num_trees(); ++p) {

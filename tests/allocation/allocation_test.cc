@@ -2,8 +2,7 @@
 // sizes ("no allocation inside the Newton loop"; the fixed cost
 // per step of small problems). This executable interposes glibc's malloc
 // family with counting wrappers (every operator new and every Eigen matrix
-// goes through them), so it is its own test program. The counter sees
-// every thread: the last test steps on a pool of two (solver.threads).
+// goes through them), so it is its own test program.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -141,40 +140,6 @@ bodies:
   }
   EXPECT_EQ(allocations.load() - before, 0);
   EXPECT_GT(iterations, 0);  // the dense path did run
-}
-
-TEST(Allocation, StepsOnTwoThreadsAllocateNothing) {
-  // solver.threads 2: 36 separate boxes dropped at different spins (islands
-  // solved on the pool, contacts built on it, 36+ candidate pairs in the
-  // concurrent narrow phase) and a stack of two (an island of 12 DOFs).
-  const Scene scene = LoadSceneFromString(R"(
-time_step: 0.01
-duration: 10
-solver: {threads: 2}
-materials:
-  default: {stiffness: .inf, dissipation_time_scale: 0.03, friction: 0.5}
-bodies:
-  - {name: ground, fixed: true, shape: {type: plane}}
-  - name: grid
-    shape: {type: box, size: [0.1, 0.1, 0.1]}
-    mass: 1
-    position: [0, 0, 0.06]
-    angular_velocity: [0, 0, 2]
-    velocity: [0.2, 0.1, 0]
-    grid: {count: [6, 6, 1], spacing: [0.3, 0.3, 0]}
-  - {name: a0, shape: {type: box, size: [0.2, 0.2, 0.2]}, mass: 10, position: [-1, 0, 0.1]}
-  - {name: a1, shape: {type: box, size: [0.2, 0.2, 0.2]}, mass: 10, position: [-1, 0, 0.3]}
-)",
-                                          "threads");
-  TimeStepper stepper(scene);
-  long iterations = 0;
-  for (int n = 0; n < 50; ++n) stepper.Step();
-  const long before = allocations.load();
-  for (int n = 0; n < 100; ++n) {
-    iterations += stepper.Step().newton_iterations;
-  }
-  EXPECT_EQ(allocations.load() - before, 0);
-  EXPECT_GT(iterations, 0);
 }
 
 }  // namespace
