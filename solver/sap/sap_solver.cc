@@ -433,11 +433,7 @@ bool SapSolver::EvaluateAndDecide(const std::vector<SapModel::Island>& islands,
 void SapSolver::PrepareNewtonGradients(
     const std::vector<SapModel::Island>& islands, SapSolverStatistics* stats) {
   const SapModel& model = model_;
-  // Stiction prediction (docs/theory.md §16) relies on the exact line
-  // search to find how far its direction pays; the backtracking search
-  // keeps exact Newton.
-  const bool predict = parameters_.stiction_prediction &&
-                       parameters_.line_search == LineSearchType::kExact;
+  const bool predict = PredictsStiction();
   const int num_islands = static_cast<int>(islands.size());
   island_marked_.assign(num_islands, 0);
   ForEachIsland(num_islands, [&](int i, int) {
@@ -471,8 +467,7 @@ void SapSolver::PrepareNewtonGradients(
 void SapSolver::SearchAlongDirections(
     const std::vector<SapModel::Island>& islands, SapSolverStatistics* stats) {
   const SapModel& model = model_;
-  const bool predict = parameters_.stiction_prediction &&
-                       parameters_.line_search == LineSearchType::kExact;
+  const bool predict = PredictsStiction();
   const int num_islands = static_cast<int>(islands.size());
   const auto t0 = Clock::now();
   double round_cost = 0.0, round_alpha = 1e300;

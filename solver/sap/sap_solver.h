@@ -140,6 +140,13 @@ class SapSolver {
   IslandEvaluation EvaluateIsland(const SapModel::Island& island,
                                   const Eigen::VectorXd& v,
                                   SapModel::ConstraintHessians* G);
+  // Stiction prediction (docs/theory.md §16) is on: it relies on the exact
+  // line search to find how far its direction pays; the backtracking search
+  // keeps exact Newton.
+  bool PredictsStiction() const {
+    return parameters_.stiction_prediction &&
+           parameters_.line_search == LineSearchType::kExact;
+  }
   // The scaled norm ||D x|| over an island's trees.
   double IslandNorm(const SapModel::Island& island,
                     const Eigen::VectorXd& x) const;
