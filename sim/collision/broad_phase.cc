@@ -8,7 +8,7 @@ namespace sapcontact {
 
 const std::vector<std::pair<int, int>>& BroadPhase::FindPairs(
     const std::vector<Aabb>& boxes, const std::vector<bool>& fixed,
-    std::size_t max_pairs) {
+    std::size_t max_pairs, const std::vector<bool>& resting) {
   const int n = static_cast<int>(boxes.size());
   pairs_.clear();
   // Sweep axis: the largest variance of the finite box centres.
@@ -35,6 +35,9 @@ const std::vector<std::pair<int, int>>& BroadPhase::FindPairs(
   const auto is_fixed = [&](int i) {
     return !fixed.empty() && fixed[static_cast<size_t>(i)];
   };
+  const auto is_resting = [&](int i) {
+    return !resting.empty() && resting[static_cast<size_t>(i)];
+  };
   active_.clear();
   for (int idx : order_) {
     const Aabb& box = boxes[idx];
@@ -48,6 +51,7 @@ const std::vector<std::pair<int, int>>& BroadPhase::FindPairs(
     active_.resize(keep);
     for (int other : active_) {
       if (is_fixed(idx) && is_fixed(other)) continue;
+      if (is_resting(idx) && is_resting(other)) continue;
       if (box.Overlaps(boxes[other])) {
         if (pairs_.size() >= max_pairs) {
           const int a = std::min(idx, other), b = std::max(idx, other);

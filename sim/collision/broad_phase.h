@@ -35,13 +35,15 @@ class BroadPhase {
  public:
   /// The pairs (i, j), i < j, sorted lexicographically, of boxes that
   /// overlap (closed intervals on all three axes), skipping pairs where
-  /// both `fixed[i]` and `fixed[j]` are true (fixed may be empty: none
-  /// fixed). The returned reference is valid until the next call; buffers
+  /// both `fixed[i]` and `fixed[j]` are true, and pairs where both
+  /// `resting[i]` and `resting[j]` are true (either mask may be empty:
+  /// none). The returned reference is valid until the next call; buffers
   /// are reused between calls. Throws CollisionLimitError when there are
   /// more than `max_pairs` pairs (coincident bodies give n^2 / 2).
   const std::vector<std::pair<int, int>>& FindPairs(
       const std::vector<Aabb>& boxes, const std::vector<bool>& fixed = {},
-      std::size_t max_pairs = std::numeric_limits<std::size_t>::max());
+      std::size_t max_pairs = std::numeric_limits<std::size_t>::max(),
+      const std::vector<bool>& resting = {});
   /// The result of the last FindPairs call (empty before the first).
   const std::vector<std::pair<int, int>>& pairs() const { return pairs_; }
 

@@ -55,6 +55,19 @@ void CollisionDetector::SetExcludedPairs(
   excluded_ = std::move(pairs);
 }
 
+void CollisionDetector::SetResting(const std::vector<bool>& resting) {
+  if (!resting.empty() && resting.size() != bodies_.size()) {
+    throw std::invalid_argument(
+        "SetResting: " + std::to_string(resting.size()) + " flags for " +
+        std::to_string(bodies_.size()) + " bodies");
+  }
+  resting_ = resting;
+  // Every body resting: no pair is tested (a moving kinematic body, fixed
+  // but not resting, still meets resting free bodies).
+  quiet_ = !resting_.empty() &&
+           std::find(resting_.begin(), resting_.end(), false) == resting_.end();
+}
+
 const std::vector<ContactPoint>& CollisionDetector::FindContacts(
     const std::vector<Pose>& poses, const CollisionOptions& options,
     const std::vector<double>& motion_bounds, ThreadPool* pool) {
@@ -74,6 +87,11 @@ const std::vector<ContactPoint>& CollisionDetector::FindContacts(
     throw std::invalid_argument(
         "FindContacts: margin must be finite and >= 0 m");
   }
+  if (quiet_) {  // nothing moves: no pair can have a new contact
+    contacts_.clear();
+    broad_phase_.FindPairs({}, {});
+    return contacts_;
+  }
   auto bound = [&](size_t i) {
     return motion_bounds.empty() ? 0.0 : motion_bounds[i];
   };
@@ -92,7 +110,8 @@ const std::vector<ContactPoint>& CollisionDetector::FindContacts(
     aabbs_[i] = ComputeAabb(bodies_[i].shape, poses[i],
                             0.5 * options.margin + bound(i));
   }
-  const auto& pairs = broad_phase_.FindPairs(aabbs_, fixed_, options.max_pairs);
+  const auto& pairs =
+      broad_phase_.FindPairs(aabbs_, fixed_, options.max_pairs, resting_);
   // One pair's contacts appended to *out.
   auto collide_pair = [&](int i, int j, std::vector<ContactPoint>* out) {
     if (!excluded_.empty() &&

@@ -59,6 +59,15 @@ class CollisionDetector {
   /// @throws std::invalid_argument on an index out of range.
   void SetExcludedPairs(std::vector<std::pair<int, int>> pairs);
 
+  /// Bodies that stay where they are until further notice (sleeping
+  /// bodies, sim/stepping/time_stepper.h; a fixed body; a kinematic body at
+  /// rest), one flag per body, or empty (none; the default): a pair of two
+  /// resting bodies is skipped like a pair of fixed bodies, so their
+  /// contacts are not reported. Which body of a pair is A is unchanged.
+  /// Kept for every following FindContacts call until replaced.
+  /// @throws std::invalid_argument on a wrong size.
+  void SetResting(const std::vector<bool>& resting);
+
   /// All contacts with phi <= margin_ab where margin_ab = options.margin +
   /// motion_bounds[a] + motion_bounds[b] (motion_bounds optional: empty
   /// means zeros; else one value >= 0 per body, e.g. MotionBound()).
@@ -85,6 +94,9 @@ class CollisionDetector {
  private:
   std::vector<CollisionGeometry> bodies_;
   std::vector<bool> fixed_;
+  // SetResting; quiet_: every body resting (no pair to test).
+  std::vector<bool> resting_;
+  bool quiet_{false};
   std::vector<Aabb> aabbs_;
   std::vector<ContactPoint> contacts_;
   // Concurrent narrow phase: the contacts of each block of pairs, merged in
