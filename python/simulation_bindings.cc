@@ -85,6 +85,7 @@ py::dict StepInfoDict(const StepInfo& i) {
   d["collision_time"] = i.collision_time;
   d["solver_time"] = i.solver_time;
   d["elastic_energy"] = i.elastic_energy;
+  d["sleeping_bodies"] = i.sleeping_bodies;
   return d;
 }
 
@@ -141,7 +142,8 @@ void DefineSimulation(py::module_& m) {
           "Advances n time steps; returns the last step's info as a dict "
           "(contacts, newton_iterations, failed, failure, max_penetration "
           "[m], max_hover [m], collision_time and solver_time [s], "
-          "elastic_energy [J]). Raises SimulationError for a step that "
+          "elastic_energy [J], sleeping_bodies). Raises SimulationError "
+          "for a step that "
           "cannot go on.")
       .def_property_readonly(
           "time",

@@ -3,7 +3,7 @@
 // time_stepper.h): apply_force on a body or a robot's link ("robot/link")
 // at a point, world or body frame (ApplyWrench); apply_generalized_forces;
 // set_joint_torques (SetJointTorque); clear_forces; contacts() and
-// contact_wrench(). Names are checked here first so that messages name the
+// contact_wrench(); sleeping bodies and wake_up. Names are checked here first so that messages name the
 // Python argument and the nearest candidates.
 #include <pybind11/stl.h>
 
@@ -113,6 +113,33 @@ void DefineSimulationControl(py::class_<PySimulation>& c) {
       "Jacobian at the point (link_jacobian), recomputed every step. "
       "Raises ValueError for an unknown or fixed target, naming the "
       "nearest names.");
+  c.def_property_readonly(
+      "sleeping",
+      [](PySimulation& s) {
+        const auto lock = s.Lock();
+        std::vector<std::string> names;
+        const Scene& scene = s.stepper->scene();
+        for (size_t b = 0; b < scene.bodies.size(); ++b) {
+          if (s.stepper->IsAsleep(static_cast<int>(b))) {
+            names.push_back(scene.bodies[b].name);
+          }
+        }
+        return names;
+      },
+      "Names of the bodies asleep now (solver.sleep; docs/scenes.md "
+      "\"Sleeping\"), scene order; empty without sleeping.");
+  c.def(
+      "wake_up",
+      [](PySimulation& s, const py::object& body) {
+        const int b = s.BodyIndex(body);
+        const auto lock = s.Lock();
+        s.stepper->WakeUp(b);
+      },
+      py::arg("body"),
+      "Wakes the island of `body` (name or index): every body that fell "
+      "asleep with it moves again from the next step. apply_force and "
+      "set_body_state wake their bodies by themselves. Raises ValueError "
+      "for an unknown body.");
   c.def(
       "apply_generalized_forces",
       [](PySimulation& s, const py::object& robot, const py::object& tau) {

@@ -500,6 +500,11 @@ class Simulation:
     ) -> None:
         """{joint: tau} [N m or N], held until replaced or cleared."""
     def clear_forces(self) -> None: ...
+    @property
+    def sleeping(self) -> List[str]:
+        """Bodies asleep now (solver.sleep), scene order."""
+    def wake_up(self, body: Union[str, int]) -> None:
+        """Wakes the body's island from the next step on."""
     def contacts(self) -> Dict[str, Any]:
         """body_a, body_b, point, normal, phi, impulse, impulse_world,
         slip_speed (arrays with one row per contact)."""

@@ -333,6 +333,9 @@ void ValidateScene(const Scene& scene) {
   Range("solver.abs_tolerance", s.abs_tolerance, 0.0, 1.0, "");
   Range("solver.max_iterations", s.max_iterations, 1,
         limits::kMaxSolverIterations, "");
+  Check(s.sleep_speed > 0.0, "solver.sleep_speed", s.sleep_speed, 0.0,
+        limits::kMaxSleepSpeed, "m/s", "");
+  Range("solver.sleep_time", s.sleep_time, 0.0, limits::kMaxSleepTime, "s");
   if (scene.output.every < 1) {
     throw std::invalid_argument("output.every: must be > 0");
   }

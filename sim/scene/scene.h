@@ -71,6 +71,19 @@ struct SolverSettings {
   /// (docs/solver.md "Threads"): results are bitwise identical for every
   /// value.
   int threads{1};
+  /// Sleeping islands (docs/scenes.md "Sleeping"): an island of free bodies
+  /// (bodies joined by contacts) whose every body moved slower than
+  /// sleep_speed for sleep_time is frozen at rest and costs nothing until a
+  /// moving body's contact, a force or a prescribed motion touches it.
+  /// Off by default: on, resting bodies stop exactly (their residual creep
+  /// and the contact forces between sleeping bodies are not computed).
+  bool sleep{false};
+  /// Speed of a body's fastest point |v| + |w| r (r: the shape's bounding
+  /// radius) below which it counts as still [m/s], > 0.
+  double sleep_speed{1.0e-3};
+  /// How long every body of an island must stay still before it sleeps
+  /// [s], >= 0.
+  double sleep_time{0.2};
 };
 
 /// YAML `output:` (optional).

@@ -102,6 +102,10 @@ constexpr double kMaxMargin = 1.0;
 constexpr int kMaxSolverIterations = 10000;
 /// solver.threads.
 constexpr int kMaxThreads = 256;
+/// solver.sleep_speed [m/s] and solver.sleep_time [s]: beyond them a body
+/// in flight or a sliding one would be frozen.
+constexpr double kMaxSleepSpeed = 1.0;
+constexpr double kMaxSleepTime = 1e3;
 /// solver.near_rigid_threshold and solver.friction_regularization [-].
 constexpr double kMaxRegularization = 1e3;
 

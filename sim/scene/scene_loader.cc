@@ -205,6 +205,18 @@ void SceneParser::ParseSolver(const YAML::Node& n, SolverSettings* s) {
     r_.CheckRange(n["threads"], "solver.threads", s->threads, 1,
                   limits::kMaxThreads, "", "threads of one simulation");
   }
+  if (n["sleep"]) s->sleep = r_.Bool(n["sleep"], "solver.sleep");
+  if (n["sleep_speed"]) {
+    s->sleep_speed = r_.Positive(n["sleep_speed"], "solver.sleep_speed");
+    r_.CheckRange(n["sleep_speed"], "solver.sleep_speed", s->sleep_speed, 0.0,
+                  limits::kMaxSleepSpeed, "m/s",
+                  "a body that fast is moving, not resting");
+  }
+  if (n["sleep_time"]) {
+    s->sleep_time = r_.NonNegative(n["sleep_time"], "solver.sleep_time");
+    r_.CheckRange(n["sleep_time"], "solver.sleep_time", s->sleep_time, 0.0,
+                  limits::kMaxSleepTime, "s", "longer than any run");
+  }
   if (n["stiction_prediction"]) {
     s->stiction_prediction =
         r_.Bool(n["stiction_prediction"], "solver.stiction_prediction");

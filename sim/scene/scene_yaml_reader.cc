@@ -38,7 +38,10 @@ const std::vector<std::string>& SolverKeys() {
                                           "stiction_prediction",
                                           "supported_delassus_estimate",
                                           "line_search_slope_ratio",
-                                          "threads"};
+                                          "threads",
+                                          "sleep",
+                                          "sleep_speed",
+                                          "sleep_time"};
   return k;
 }
 const std::vector<std::string>& MaterialKeys() {

@@ -180,6 +180,7 @@ void TimeStepper::SetBodyState(int body, const BodyState& state) {
   }
   state_[body] = state;
   state_[body].pose.orientation.normalize();
+  WakeIsland(body);
   have_previous_guess_ = false;  // no velocity history for the new state
 }
 

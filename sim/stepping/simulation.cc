@@ -100,9 +100,9 @@ constexpr char kStepsHeader[] =
     "failed\n";
 
 // The generalized velocities at the end of the last step, stacked in the
-// order of the stepper's problem trees: the moving (non-fixed) bodies in
-// scene order, (v, w) of each in the world frame, then the robots with
-// degrees of freedom, their v. Both solver models leave exactly these in
+// order of the stepper's problem trees: the moving (non-fixed) bodies that
+// were awake in scene order, (v, w) of each in the world frame, then the robots
+// with degrees of freedom, their v. Both solver models leave exactly these in
 // the state.
 Eigen::VectorXd EndVelocities(const TimeStepper& stepper) {
   const Scene& scene = stepper.scene();
@@ -114,7 +114,8 @@ Eigen::VectorXd EndVelocities(const TimeStepper& stepper) {
     offset += x.size();
   };
   for (size_t b = 0; b < scene.bodies.size(); ++b) {
-    if (scene.bodies[b].fixed) continue;
+    // Fixed and sleeping bodies are not in the problem.
+    if (stepper.ProblemTree(static_cast<int>(b)) < 0) continue;
     Eigen::Matrix<double, 6, 1> x;
     x << stepper.state()[b].velocity, stepper.state()[b].angular_velocity;
     append(x);

@@ -201,6 +201,15 @@ TimeStepper::TimeStepper(const Scene& scene)
     problem_.trees[t].name = scene_.bodies[body_of_tree_[t]].name;
   }
   guess_.resize(6 * body_of_tree_.size());
+  free_bodies_ = body_of_tree_;
+  still_time_.assign(nb, 0.0);
+  sleep_island_.assign(nb, -1);
+  bounding_radius_.resize(nb);
+  for (int b = 0; b < nb; ++b) {
+    bounding_radius_[b] = scene_.bodies[b].shape.type == ShapeType::kPlane
+                              ? 0.0
+                              : BoundingRadius(scene_.bodies[b].shape);
+  }
   SetUpRobots();
   tree_offsets_ = problem_.TreeOffsets();
   poses_.resize(num_colliders());
@@ -394,6 +403,7 @@ void TimeStepper::SetAppliedWrench(int body, const Vector3& force,
   }
   applied_force_[body] = force;
   applied_torque_[body] = torque;
+  if (!force.isZero(0) || !torque.isZero(0)) WakeIsland(body);
   applied_point_[body].setZero();
   applied_frame_[body] = WrenchFrame::kWorld;
 }
@@ -415,6 +425,7 @@ void TimeStepper::SetState(const std::vector<BodyState>& state) {
   }
   for (size_t b = 0; b < state.size(); ++b) {
     if (!scene_.bodies[b].fixed) state_[b] = state[b];
+    WakeIsland(static_cast<int>(b));
   }
   have_previous_guess_ = false;  // no velocity history for the new state
 }
@@ -482,6 +493,7 @@ StepInfo TimeStepper::Step() {
   // Three clock reads (about 30 ns each, a percent of a small scene's step):
   // the end of collision is the start of the solve.
   const Clock::time_point t0 = Clock::now();
+  if (scene_.solver.sleep) PrepareSleep();
   UpdateColliderPoses();
   Collide(&info);
   const Clock::time_point t1 = Clock::now();
@@ -494,6 +506,7 @@ StepInfo TimeStepper::Step() {
   IntegrateBodies();
   time_ += scene_.time_step;
   ++steps_;
+  if (scene_.solver.sleep) UpdateSleep(&info);
   return info;
 }
 
@@ -511,9 +524,10 @@ void TimeStepper::UpdateColliderPoses() {
     motion_bounds_[b] =
         body.prescribed
             ? MotionBound(body.shape, s.velocity, s.angular_velocity, dt)
-        : body.fixed ? 0.0
-                     : MotionBound(body.shape, s.velocity + dt * scene_.gravity,
-                                   s.angular_velocity, dt);
+        : body.fixed || sleep_island_[b] >= 0  // sleeping bodies stay put
+            ? 0.0
+            : MotionBound(body.shape, s.velocity + dt * scene_.gravity,
+                          s.angular_velocity, dt);
   }
   UpdateRobotColliderPoses();
 }
@@ -522,8 +536,18 @@ void TimeStepper::Collide(StepInfo* info) {
   CollisionOptions options;
   options.margin = scene_.collision.margin;
   try {
+    if (scene_.solver.sleep) UpdateResting();
     contacts_ = collision_.FindContacts(poses_, options, motion_bounds_,
                                         sap_.thread_pool());
+    // A contact between a moving body and a sleeping one wakes the sleeper's
+    // island; its own contacts are then found with it awake.
+    while (num_sleeping_ > 0 && WakeTouchedIslands()) {
+      RemapTrees();
+      UpdateColliderPoses();
+      UpdateResting();
+      contacts_ = collision_.FindContacts(poses_, options, motion_bounds_,
+                                          sap_.thread_pool());
+    }
   } catch (const CollisionLimitError& e) {
     contacts_.clear();
     try {
@@ -553,6 +577,13 @@ void TimeStepper::Collide(StepInfo* info) {
 
 void TimeStepper::SolveContacts(StepInfo* info) {
   BuildProblem();
+  if (scene_.solver.sleep && problem_.trees.empty()) {  // everything sleeps
+    v_next_.resize(0);
+    impulses_.resize(0);
+    previous_guess_.resize(0);
+    sap_results_ = SapSolverResults();
+    return;
+  }
   if (scene_.solver.model == SolverModel::kSap) {
     SolveSap(info);
   } else {

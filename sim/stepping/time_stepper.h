@@ -85,6 +85,8 @@ struct StepInfo {
   /// compliant regime, the near-rigid floor's stiffness beyond it) [J]. SAP
   /// model only.
   double elastic_energy{0.0};
+  /// Bodies asleep at the end of the step (solver.sleep; 0 without it).
+  int sleeping_bodies{0};
 };
 
 /// A step that cannot go on: collision detection or the contact solver
@@ -305,6 +307,25 @@ class TimeStepper {
   /// @throws std::invalid_argument on an unknown name.
   Wrench ContactWrench(const std::string& body_or_link) const;
 
+  // ---- Sleeping islands (solver.sleep; docs/scenes.md "Sleeping") ----
+
+  /// Whether free body `body` (index in scene().bodies) is asleep: frozen
+  /// at rest, out of collision detection and the contact problem. False
+  /// for fixed bodies and without solver.sleep.
+  bool IsAsleep(int body) const;
+  /// Number of sleeping bodies.
+  int num_sleeping() const { return num_sleeping_; }
+  /// Wakes the island of body `body` (every body that fell asleep with it)
+  /// for the next step; nothing if it is awake. Forces applied with
+  /// SetAppliedWrench / ApplyWrench and new states (SetBodyState,
+  /// SetState) wake their bodies by themselves. @throws
+  /// std::invalid_argument on an index out of range.
+  void WakeUp(int body);
+  /// The tree of body `body` in last_problem() (the free bodies that were
+  /// awake in the last step, in scene order, then the robots), or -1 (a
+  /// fixed or sleeping body).
+  int ProblemTree(int body) const;
+
   /// Advances one time step. Solver non-convergence is reported in
   /// StepInfo (the step goes on); anything that makes going on meaningless
   /// throws SimulationError (the state is then not advanced further).
@@ -361,6 +382,19 @@ class TimeStepper {
   // prescribed and free bodies.
   void IntegrateRobots(const StepInfo& info);
   void IntegrateBodies();
+
+  // Sleeping islands (sleeping.cc). Before collision: wake islands that a
+  // force touches, remap the problem's trees when the sleeping set changed
+  // and tell the collision detector which bodies rest. After a collision
+  // that reports a contact with a sleeping body: wake its island and
+  // collide again (true if anything woke). After the step: put still
+  // islands to sleep.
+  void PrepareSleep();
+  bool WakeTouchedIslands();
+  void UpdateSleep(StepInfo* info);
+  void WakeIsland(int body);
+  void RemapTrees();
+  void UpdateResting();
 
   // Robots (robot_stepping.cc).
   void CheckRobot(int r, const char* who) const;
@@ -447,6 +481,21 @@ class TimeStepper {
   std::vector<std::vector<LinkWrench>> link_wrenches_;
   std::vector<std::vector<ActuationOverride>> actuation_override_;
   std::vector<std::vector<Eigen::Isometry3d>> step_link_poses_;
+  // Sleeping islands, per body: how long it has been still [s], and -1
+  // while awake or the island it fell asleep with (the index of one of its
+  // bodies); per collider: resting (for CollisionDetector::SetResting).
+  // trees_stale_: the problem's trees do not match the sleeping set yet
+  // (remapped at the start of the next step, so that last_problem() and
+  // the results stay consistent in between).
+  std::vector<int> free_bodies_;  // the non-fixed bodies, scene order
+  std::vector<double> still_time_;
+  std::vector<int> sleep_island_;
+  std::vector<bool> resting_;
+  std::vector<double> bounding_radius_;  // per body [m]
+  std::vector<int> island_parent_;       // union-find scratch
+  std::vector<double> island_still_;     // per island root: min still time
+  int num_sleeping_{0};
+  bool trees_stale_{false};
 };
 
 /// A rough upper estimate of the memory the rigid-contact QP needs for

@@ -282,3 +282,30 @@ def test_set_actuation_target_drives_a_joint_to_the_target(scenes_dir):
     with pytest.raises(ValueError, match=r"pivot"):
         sapcontact.Simulation(scenes_dir / "pendulum.yaml") \
             .set_actuation_target("pendulum", "pivot", 0.1)
+
+
+def test_a_resting_box_sleeps_and_a_force_wakes_it(scenes_dir):
+    # solver.sleep: the box at rest falls asleep after sleep_time of
+    # stillness, then has no contacts; apply_force wakes it and it slides
+    # with a = F/m - mu g (box_rest: m = 10 kg, mu = 0.5).
+    sim = sapcontact.Simulation(scenes_dir / "box_rest.yaml",
+                                {"solver.sleep": True,
+                                 "solver.sleep_time": 0.1})
+    assert sim.step(300)["sleeping_bodies"] == 1
+    assert sim.sleeping == ["box"]
+    assert sim.step()["contacts"] == 0
+    z = sim.state()["positions"][1, 2]
+    sim.apply_force("box", [80.0, 0, 0])
+    assert sim.sleeping == []
+    sim.step(100)
+    vx = sim.state()["velocities"][1, 0]
+    # (the first step goes from sticking to sliding)
+    assert vx == pytest.approx((80.0 / 10.0 - 0.5 * G) * 0.1, rel=5e-3)
+    assert sim.state()["positions"][1, 2] == pytest.approx(z, abs=1e-6)
+    sim.clear_forces()
+    sim.step(500)
+    assert sim.sleeping == ["box"]
+    sim.wake_up("box")
+    assert sim.sleeping == []
+    with pytest.raises(ValueError, match="no body named 'bx'"):
+        sim.wake_up("bx")
