@@ -26,12 +26,37 @@ const std::vector<std::pair<int, int>>& BroadPhase::FindPairs(
     const Vector3 var = sum2 / finite - (sum / finite).cwiseAbs2();
     var.maxCoeff(&axis);
   }
-  order_.resize(n);
-  for (int i = 0; i < n; ++i) order_[i] = i;
-  std::sort(order_.begin(), order_.end(), [&](int a, int b) {
-    const double la = boxes[a].lower[axis], lb = boxes[b].lower[axis];
-    return la < lb || (la == lb && a < b);
-  });
+  // Order by the boxes' starts on the axis (ties by index: a total order,
+  // so the order is unique whichever way it is reached). Bodies move little
+  // between steps: the last call's order is nearly sorted, and an insertion
+  // sort from it costs O(n + moves); a new axis or body count, or too many
+  // moves, sorts from scratch.
+  keys_.resize(n);
+  for (int i = 0; i < n; ++i) keys_[i] = boxes[i].lower[axis];
+  const auto before = [&](int a, int b) {
+    return keys_[a] < keys_[b] || (keys_[a] == keys_[b] && a < b);
+  };
+  bool sorted = false;
+  if (axis == last_axis_ && static_cast<int>(order_.size()) == n) {
+    long budget = 8L * n + 64;  // element moves before giving up
+    sorted = true;
+    for (int i = 1; i < n && sorted; ++i) {
+      const int x = order_[i];
+      int j = i;
+      for (; j > 0 && before(x, order_[j - 1]); --j) {
+        order_[j] = order_[j - 1];
+        if (--budget < 0) break;
+      }
+      order_[j] = x;
+      sorted = budget >= 0;
+    }
+  }
+  if (!sorted) {
+    order_.resize(n);
+    for (int i = 0; i < n; ++i) order_[i] = i;
+    std::sort(order_.begin(), order_.end(), before);
+  }
+  last_axis_ = axis;
   const auto is_fixed = [&](int i) {
     return !fixed.empty() && fixed[static_cast<size_t>(i)];
   };

@@ -2,7 +2,9 @@
 // boxes overlap, by sort and sweep along the axis of largest spread of the
 // box centres. Cost O(n log n + n k) for n boxes where k is the number of
 // boxes overlapping a box's interval on the sweep axis (O(n log n) for
-// spread-out scenes). Unbounded boxes (planes) overlap everything.
+// spread-out scenes); the next call starts from the last order, so while
+// boxes move little the sort costs O(n). Unbounded boxes (planes) overlap
+// everything.
 #pragma once
 
 #include <cstddef>
@@ -48,7 +50,11 @@ class BroadPhase {
   const std::vector<std::pair<int, int>>& pairs() const { return pairs_; }
 
  private:
+  // The boxes by start on the sweep axis (kept between calls: the next
+  // call starts from it), the starts, and the axis of the last call.
   std::vector<int> order_;
+  std::vector<double> keys_;
+  int last_axis_{-1};
   std::vector<int> active_;
   std::vector<std::pair<int, int>> pairs_;
 };

@@ -60,6 +60,41 @@ TEST(BroadPhase, MatchesBruteForceOnRandomBoxes) {
   EXPECT_GT(total_pairs, 1000);  // the test exercised overlaps
 }
 
+// Calls after the first start from the last order: boxes that drift a
+// little each call, then jump (many moves: a sort from scratch), then
+// change count, still give exactly the brute-force pairs; the resting mask
+// drops exactly the pairs of two resting boxes.
+TEST(BroadPhase, MatchesBruteForceWhileBoxesMove) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  BroadPhase bp;
+  int n = 300;
+  std::vector<Vector3> centres(n);
+  for (Vector3& c : centres) c = Vector3(3 * u(rng), 2 * u(rng), u(rng));
+  for (int frame = 0; frame < 60; ++frame) {
+    const double step = frame % 20 == 10 ? 1.0 : 0.01;  // drift or jump
+    if (frame == 40) {
+      n = 250;
+      centres.resize(n);
+    }
+    std::vector<Aabb> boxes(n);
+    std::vector<bool> resting(n);
+    for (int i = 0; i < n; ++i) {
+      centres[i] += step * Vector3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5);
+      boxes[i].lower = centres[i] - Vector3::Constant(0.06);
+      boxes[i].upper = centres[i] + Vector3::Constant(0.06);
+      resting[i] = u(rng) < 0.5;
+    }
+    auto expected = BruteForcePairs(boxes, {});
+    ASSERT_EQ(bp.FindPairs(boxes), expected) << "frame " << frame;
+    std::vector<std::pair<int, int>> awake;
+    for (const auto& [i, j] : expected) {
+      if (!(resting[i] && resting[j])) awake.emplace_back(i, j);
+    }
+    ASSERT_EQ(bp.FindPairs(boxes, {}, 1u << 30, resting), awake) << frame;
+  }
+}
+
 TEST(CollisionDetector, MatchesAllPairsNarrowPhaseAndOrdersBodies) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> u(0.0, 1.0);
