@@ -9,6 +9,7 @@
 
 #include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/stepping/scene_collision.h"
+#include "sapcontact/solver/parallel/thread_pool.h"
 #include "sapcontact/solver/rigid_qp/rigid_qp_solver.h"
 
 namespace sapcontact {
@@ -248,8 +249,10 @@ bool TimeStepper::ColliderJacobian(int c, const Matrix3& rows, const Vector3& p,
   *tree = tree_of_robot_[r];
   if (*tree < 0) return false;
   const MultibodyTree& mb = scene_.robots[r].description.tree;
-  CalcPointJacobian(mb, link_poses_[r], collider_link_[c], p, &point_J_);
-  J->noalias() = sign * rows * point_J_;
+  // Per-thread scratch: contacts are built on the solver's threads.
+  thread_local Eigen::MatrixXd point_J;
+  CalcPointJacobian(mb, link_poses_[r], collider_link_[c], p, &point_J);
+  J->noalias() = sign * rows * point_J;
   return true;
 }
 
@@ -344,7 +347,9 @@ void TimeStepper::BuildProblem() {
   // geometries (the robot's point Jacobian); fixed and prescribed ones are
   // the world, whose point velocity enters as the contact's bias velocity.
   problem_.contacts.resize(contacts_.size());
-  for (size_t k = 0; k < contacts_.size(); ++k) {
+  // Each contact is built on its own (on the solver's threads when it has
+  // more than one: the same numbers whichever thread builds it).
+  auto build_contact = [&](int k, int) {
     const ContactPoint& cp = contacts_[k];
     const Matrix3 rows = ContactFrameRows(cp.normal);
     Contact& c = problem_.contacts[k];
@@ -381,6 +386,13 @@ void TimeStepper::BuildProblem() {
     c.parameters = pair_parameters_[MaterialOfCollider(cp.body_a) *
                                         scene_.materials.size() +
                                     MaterialOfCollider(cp.body_b)];
+  };
+  const int nc = static_cast<int>(contacts_.size());
+  ThreadPool* pool = sap_.thread_pool();
+  if (pool != nullptr && pool->threads() > 1 && nc >= 64) {
+    pool->ForEach(nc, build_contact, 16);
+  } else {
+    for (int k = 0; k < nc; ++k) build_contact(k, 0);
   }
 }
 

@@ -429,7 +429,7 @@ class TimeStepper {
   // Per robot: M(q_k) of the step and the momentum p_k = M(q_(k-1)) v_k.
   std::vector<Eigen::MatrixXd> robot_M_;
   std::vector<Eigen::VectorXd> robot_momentum_, robot_previous_v_;
-  Eigen::MatrixXd M_, M_plus_, point_J_, frame_J_;
+  Eigen::MatrixXd M_, M_plus_, frame_J_;
   std::vector<Eigen::Matrix<double, 6, 1>> link_velocities_;  // scratch
   Eigen::VectorXd bias_, tau_;
   std::vector<int> tree_of_body_;  // -1 for fixed bodies
