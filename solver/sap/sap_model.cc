@@ -127,7 +127,10 @@ void SapModel::Build(const SapProblem& problem,
   using Matrix6 = Eigen::Matrix<double, 6, 6>;
   A_inv6_.resize(tree_of_.size());
   A_inv_.resize(tree_of_.size());
-  for (int p = 0; p < num_trees(); ++p) {
+  // Per tree, on the pool when there is one (each tree writes its own
+  // entries); a tree that is not SPD: the lowest such one is named.
+  std::atomic<int> first_not_spd{num_trees()};
+  auto invert_tree = [&](int p, int) {
     const Tree& tree = problem.trees[tree_of_[p]];
     v_star_.segment(offsets_[p], sizes_[p]) = tree.v_star;
     D_.segment(offsets_[p], sizes_[p]) =
@@ -145,12 +148,23 @@ void SapModel::Build(const SapProblem& problem,
       }
     }
     if (!spd) {
-      const int t = tree_of_[p];
-      throw std::invalid_argument(
-          "tree " + std::to_string(t) +
-          (tree.name.empty() ? std::string() : " ('" + tree.name + "')") +
-          ": matrix A is not positive definite");
+      int seen = first_not_spd.load();
+      while (p < seen && !first_not_spd.compare_exchange_weak(seen, p)) {
+      }
     }
+  };
+  if (pool == nullptr) {
+    for (int p = 0; p < num_trees(); ++p) invert_tree(p, 0);
+  } else {
+    pool->ForEach(num_trees(), invert_tree, kContactGrain);
+  }
+  if (first_not_spd < num_trees()) {
+    const int t = tree_of_[first_not_spd];
+    const Tree& tree = problem.trees[t];
+    throw std::invalid_argument(
+        "tree " + std::to_string(t) +
+        (tree.name.empty() ? std::string() : " ('" + tree.name + "')") +
+        ": matrix A is not positive definite");
   }
   // J A_t^-1 J' of one Jacobian block.
   auto JAinvJt = [&](const Eigen::MatrixXd& J, int p) -> Matrix3 {
