@@ -73,7 +73,7 @@ Eigen::Vector4d AngularVelocity(const BodyState& s) {
 struct StepRecords {
   std::vector<double> time, max_penetration, max_hover, collision_time,
       solver_time, elastic_energy;
-  std::vector<int> contacts, newton_iterations;
+  std::vector<int> contacts, newton_iterations, sleeping_bodies;
   std::vector<bool> failed;
 
   void Record(double t, const StepInfo& i) {
@@ -86,6 +86,7 @@ struct StepRecords {
     collision_time.push_back(i.collision_time);
     solver_time.push_back(i.solver_time);
     elastic_energy.push_back(i.elastic_energy);
+    sleeping_bodies.push_back(i.sleeping_bodies);
   }
   py::dict ToDict() const {
     auto doubles = [](const std::vector<double>& v) {
@@ -108,6 +109,7 @@ struct StepRecords {
     d["collision_time"] = doubles(collision_time);
     d["solver_time"] = doubles(solver_time);
     d["elastic_energy"] = doubles(elastic_energy);
+    d["sleeping_bodies"] = ints(sleeping_bodies);
     return d;
   }
 };
@@ -141,7 +143,8 @@ void DefineRunScene(py::module_& m) {
       "  steps: one entry per step (ns = summary['steps']): time (ns,) [s] "
       "at its end, contacts, newton_iterations (int64), failed (bool), "
       "max_penetration and max_hover [m], collision_time and solver_time "
-      "[s], elastic_energy [J] at its start;\n"
+      "[s], elastic_energy [J] at its start, sleeping_bodies at its end "
+      "(int64; solver.sleep);\n"
       "  summary: dict with the content of summary.json.\n"
       "Items are also reachable as result['summary'], result['times'], ...")
       .def_readonly("times", &PyRunResult::times)

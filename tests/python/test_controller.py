@@ -309,3 +309,17 @@ def test_a_resting_box_sleeps_and_a_force_wakes_it(scenes_dir):
     assert sim.sleeping == []
     with pytest.raises(ValueError, match="no body named 'bx'"):
         sim.wake_up("bx")
+
+
+def test_run_scene_counts_the_sleeping_bodies_per_step(scenes_dir):
+    r = sapcontact.run_scene(scenes_dir / "box_rest.yaml",
+                             overrides={"solver.sleep": True}, duration=0.5)
+    asleep = r.steps["sleeping_bodies"]
+    assert asleep.shape == (500,)
+    # Still from the start (released at rest on the ground): asleep once
+    # sleep_time (0.2 s) has passed, then no contacts and no iterations.
+    assert asleep[0] == 0 and asleep[-1] == 1
+    first = int(np.argmax(asleep == 1))
+    assert 200 <= first < 300
+    assert np.all(r.steps["contacts"][first + 1:] == 0)
+    assert np.all(r.steps["newton_iterations"][first + 1:] == 0)
