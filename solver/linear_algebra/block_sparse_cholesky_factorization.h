@@ -21,6 +21,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cstddef>
 #include <utility>
 #include <vector>
 
@@ -32,7 +33,7 @@ namespace sapcontact {
 /// movable.
 class BlockSparseCholeskyFactorization final : public HessianFactorization {
  public:
-  BlockSparseCholeskyFactorization() = default;
+  BlockSparseCholeskyFactorization();
 
   bool Factor(const BlockSparseSymmetricMatrix& H) override;
   void SolveInPlace(Eigen::VectorXd* b) const override;
@@ -53,6 +54,15 @@ class BlockSparseCholeskyFactorization final : public HessianFactorization {
   /// pattern (multiply-adds counted as 2, as CHOLMOD's Common->fl); 0 before
   /// the first Factor().
   double factorization_flops() const { return flops_; }
+
+  /// Whether the numeric factorization of all-6 x 6 patterns runs its AVX
+  /// kernels (x86-64 CPUs with AVX, detected at construction). They do the
+  /// same arithmetic as the portable kernels in the same order, without
+  /// fused multiply-adds: the factor is bitwise the same either way.
+  bool uses_avx() const { return use_avx_; }
+  /// false: the portable kernels (tests compare the two); true: AVX where
+  /// the CPU has it.
+  void set_use_avx(bool use_avx);
 
  private:
   // Fill-reducing ordering and symbolic factorization of `pattern`.
@@ -98,6 +108,13 @@ class BlockSparseCholeskyFactorization final : public HessianFactorization {
   std::vector<int> update_ld_;
   std::vector<std::pair<int, int>> update_source_;
   std::vector<std::pair<int, int>> update_shape_;  // (rows, cols)
+  // Scratch of the AVX kernels: one panel block row's update pairs as
+  // (source, target, target leading dimension), as many as a column has
+  // block rows.
+  std::vector<const double*> pair_source_;
+  std::vector<double*> pair_target_;
+  std::vector<std::ptrdiff_t> pair_ld_;
+  bool use_avx_{false};
   // Value map of H's off-diagonal block k: position in values_, leading
   // dimension, and whether it is stored transposed (new row < new column).
   std::vector<long long> off_diagonal_position_;
