@@ -16,6 +16,12 @@
 #else
 #define SAPCONTACT_AVX_KERNELS 0
 #endif
+// Inlined into the AVX functions too (compiled there for AVX).
+#if defined(__GNUC__)
+#define SAPCONTACT_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define SAPCONTACT_ALWAYS_INLINE inline
+#endif
 
 namespace sapcontact {
 namespace {
@@ -380,7 +386,8 @@ bool FactorSixBySix(double* a) {
 // dimension m) and a 6 x 6 factor L: X_C = (P_C - sum_{k<C} L_Ck X_k) /
 // L_CC, one pass over the panel's rows per column.
 template <int C>
-void SolvePanelColumn(const double* L, int m, double* P) {
+SAPCONTACT_ALWAYS_INLINE void SolvePanelColumn(const double* L, int m,
+                                               double* P) {
   double l[C > 0 ? C : 1];
   for (int k = 0; k < C; ++k) l[k] = L[C + 6 * k];
   const double inverse = 1.0 / L[7 * C];
@@ -424,27 +431,35 @@ __attribute__((target("avx"))) void SolvePanelAvx(const double* L, int m,
 }
 
 // The rank update of one panel block row b (at `b`, leading dimension ld)
-// with the blocks a = b, b + 1, ...: target u, column t, gets
-// -= A_u B(t, :)', row t of B broadcast into registers once for all u
-// and each 6-row column of A_u read as 4 + 2 lanes.
+// with the blocks a = b, b + 1, ...: column t of target u gets
+// -= A_u B(t, :)'. B's 36 entries broadcast once into a table, each A_u
+// loaded once into registers (each 6-row column as 4 + 2 lanes) for its
+// six target columns.
 __attribute__((target("avx"))) void SubtractPairsAvx(
     const double* b, std::ptrdiff_t ld, int pairs, const double* const* a,
     double* const* target, const std::ptrdiff_t* target_ld) {
+  __m256d s[36];  // s[6 t + k] = B(t, k) in every lane
   for (int t = 0; t < 6; ++t) {
-    __m256d s[6];
-    __m128d h[6];
     for (int k = 0; k < 6; ++k) {
-      s[k] = _mm256_broadcast_sd(b + t + k * ld);
-      h[k] = _mm256_castpd256_pd128(s[k]);
+      s[6 * t + k] = _mm256_broadcast_sd(b + t + k * ld);
     }
-    for (int u = 0; u < pairs; ++u) {
-      const double* x = a[u];
-      double* y = target[u] + t * target_ld[u];
-      __m256d c = _mm256_mul_pd(_mm256_loadu_pd(x), s[0]);
-      __m128d d = _mm_mul_pd(_mm_loadu_pd(x + 4), h[0]);
+  }
+  for (int u = 0; u < pairs; ++u) {
+    const double* x = a[u];
+    __m256d top[6];     // rows 0-3 of column k of A_u
+    __m128d bottom[6];  // rows 4-5
+    for (int k = 0; k < 6; ++k) {
+      top[k] = _mm256_loadu_pd(x + k * ld);
+      bottom[k] = _mm_loadu_pd(x + k * ld + 4);
+    }
+    double* y = target[u];
+    for (int t = 0; t < 6; ++t, y += target_ld[u]) {
+      const __m256d* st = s + 6 * t;
+      __m256d c = _mm256_mul_pd(top[0], st[0]);
+      __m128d d = _mm_mul_pd(bottom[0], _mm256_castpd256_pd128(st[0]));
       for (int k = 1; k < 6; ++k) {
-        c = _mm256_add_pd(c, _mm256_mul_pd(_mm256_loadu_pd(x + k * ld), s[k]));
-        d = _mm_add_pd(d, _mm_mul_pd(_mm_loadu_pd(x + k * ld + 4), h[k]));
+        c = _mm256_add_pd(c, _mm256_mul_pd(top[k], st[k]));
+        d = _mm_add_pd(d, _mm_mul_pd(bottom[k], _mm256_castpd256_pd128(st[k])));
       }
       _mm256_storeu_pd(y, _mm256_sub_pd(_mm256_loadu_pd(y), c));
       _mm_storeu_pd(y + 4, _mm_sub_pd(_mm_loadu_pd(y + 4), d));
