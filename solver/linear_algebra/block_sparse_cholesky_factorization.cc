@@ -432,37 +432,56 @@ __attribute__((target("avx"))) void SolvePanelAvx(const double* L, int m,
 
 // The rank update of one panel block row b (at `b`, leading dimension ld)
 // with the blocks a = b, b + 1, ...: column t of target u gets
-// -= A_u B(t, :)'. B's 36 entries broadcast once into a table, each A_u
-// loaded once into registers (each 6-row column as 4 + 2 lanes) for its
-// six target columns.
+// -= A_u B(t, :)'. B's entries are broadcast once into tables; each A_u is
+// loaded once into registers for its six target columns, taken two at a
+// time: rows 0-3 of each column in one register, rows 4-5 of both columns
+// together in another (A_u's rows 4-5 twice times B(t, k), B(t + 1, k)).
 __attribute__((target("avx"))) void SubtractPairsAvx(
     const double* b, std::ptrdiff_t ld, int pairs, const double* const* a,
     double* const* target, const std::ptrdiff_t* target_ld) {
-  __m256d s[36];  // s[6 t + k] = B(t, k) in every lane
+  __m256d s[36];  // s[6 t + k]: B(t, k) in every lane
   for (int t = 0; t < 6; ++t) {
     for (int k = 0; k < 6; ++k) {
       s[6 * t + k] = _mm256_broadcast_sd(b + t + k * ld);
     }
   }
+  __m256d w[18];  // w[6 q + k]: B(2q, k) twice, then B(2q + 1, k) twice
+  for (int q = 0; q < 3; ++q) {
+    for (int k = 0; k < 6; ++k) {
+      w[6 * q + k] =
+          _mm256_permute2f128_pd(s[12 * q + k], s[12 * q + 6 + k], 0x20);
+    }
+  }
   for (int u = 0; u < pairs; ++u) {
     const double* x = a[u];
     __m256d top[6];     // rows 0-3 of column k of A_u
-    __m128d bottom[6];  // rows 4-5
+    __m256d bottom[6];  // rows 4-5 of column k, twice
     for (int k = 0; k < 6; ++k) {
       top[k] = _mm256_loadu_pd(x + k * ld);
-      bottom[k] = _mm_loadu_pd(x + k * ld + 4);
+      bottom[k] =
+          _mm256_broadcast_pd(reinterpret_cast<const __m128d*>(x + k * ld + 4));
     }
+    const std::ptrdiff_t ldy = target_ld[u];
     double* y = target[u];
-    for (int t = 0; t < 6; ++t, y += target_ld[u]) {
-      const __m256d* st = s + 6 * t;
-      __m256d c = _mm256_mul_pd(top[0], st[0]);
-      __m128d d = _mm_mul_pd(bottom[0], _mm256_castpd256_pd128(st[0]));
+    for (int q = 0; q < 3; ++q, y += 2 * ldy) {
+      const __m256d* s0 = s + 12 * q;  // column t = 2q
+      const __m256d* s1 = s0 + 6;      // column t + 1
+      const __m256d* wq = w + 6 * q;
+      __m256d c0 = _mm256_mul_pd(top[0], s0[0]);
+      __m256d c1 = _mm256_mul_pd(top[0], s1[0]);
+      __m256d d = _mm256_mul_pd(bottom[0], wq[0]);
       for (int k = 1; k < 6; ++k) {
-        c = _mm256_add_pd(c, _mm256_mul_pd(top[k], st[k]));
-        d = _mm_add_pd(d, _mm_mul_pd(bottom[k], _mm256_castpd256_pd128(st[k])));
+        c0 = _mm256_add_pd(c0, _mm256_mul_pd(top[k], s0[k]));
+        c1 = _mm256_add_pd(c1, _mm256_mul_pd(top[k], s1[k]));
+        d = _mm256_add_pd(d, _mm256_mul_pd(bottom[k], wq[k]));
       }
-      _mm256_storeu_pd(y, _mm256_sub_pd(_mm256_loadu_pd(y), c));
-      _mm_storeu_pd(y + 4, _mm_sub_pd(_mm_loadu_pd(y + 4), d));
+      double* y1 = y + ldy;
+      _mm256_storeu_pd(y, _mm256_sub_pd(_mm256_loadu_pd(y), c0));
+      _mm256_storeu_pd(y1, _mm256_sub_pd(_mm256_loadu_pd(y1), c1));
+      _mm_storeu_pd(y + 4,
+                    _mm_sub_pd(_mm_loadu_pd(y + 4), _mm256_castpd256_pd128(d)));
+      _mm_storeu_pd(y1 + 4, _mm_sub_pd(_mm_loadu_pd(y1 + 4),
+                                       _mm256_extractf128_pd(d, 1)));
     }
   }
 }
