@@ -65,6 +65,16 @@ void TimeStepper::WakeIsland(int body) {
   trees_stale_ = true;
 }
 
+void TimeStepper::WakeAll() {
+  if (num_sleeping_ == 0) return;
+  for (int b : free_bodies_) {
+    sleep_island_[b] = -1;
+    still_time_[b] = 0.0;
+  }
+  num_sleeping_ = 0;
+  trees_stale_ = true;
+}
+
 void TimeStepper::PrepareSleep() {
   if (num_sleeping_ > 0) {
     // An external force that acts during this step wakes its body.

@@ -437,8 +437,8 @@ void TimeStepper::SetState(const std::vector<BodyState>& state) {
   }
   for (size_t b = 0; b < state.size(); ++b) {
     if (!scene_.bodies[b].fixed) state_[b] = state[b];
-    WakeIsland(static_cast<int>(b));
   }
+  WakeAll();
   have_previous_guess_ = false;  // no velocity history for the new state
 }
 

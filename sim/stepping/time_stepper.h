@@ -393,6 +393,7 @@ class TimeStepper {
   bool WakeTouchedIslands();
   void UpdateSleep(StepInfo* info);
   void WakeIsland(int body);
+  void WakeAll();
   void RemapTrees();
   void UpdateResting();
 

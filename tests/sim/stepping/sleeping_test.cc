@@ -210,7 +210,7 @@ TEST(Sleeping, AnUnreachableThresholdLeavesTheRunBitwiseUnchanged) {
   EXPECT_EQ(never.num_sleeping(), 0);
 }
 
-TEST(Sleeping, SettingAStateWakesTheBody) {
+TEST(Sleeping, SettingAStateWakesTheBodies) {
   const Scene scene = Load(Scene3(true, false));
   TimeStepper stepper(scene);
   const int box = scene.FindBody("box");
@@ -223,6 +223,11 @@ TEST(Sleeping, SettingAStateWakesTheBody) {
   for (int n = 0; n < 50; ++n) stepper.Step();
   // Falling freely: 50 ms of gravity.
   EXPECT_NEAR(stepper.state()[box].velocity.z(), -9.81 * 0.05, 1e-9);
+  EXPECT_EQ(stepper.num_sleeping(), 1);  // the other box
+  // A whole new state wakes everything.
+  stepper.SetState(stepper.state());
+  EXPECT_EQ(stepper.num_sleeping(), 0);
+  EXPECT_EQ(stepper.Step().sleeping_bodies, 0);
 }
 
 TEST(Sleeping, BadSettingsNameTheField) {
