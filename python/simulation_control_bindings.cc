@@ -3,8 +3,8 @@
 // time_stepper.h): apply_force on a body or a robot's link ("robot/link")
 // at a point, world or body frame (ApplyWrench); apply_generalized_forces;
 // set_joint_torques (SetJointTorque); clear_forces; contacts() and
-// contact_wrench(); sleeping bodies and wake_up. Names are checked here first so that messages name the
-// Python argument and the nearest candidates.
+// contact_wrench(); sleeping bodies and wake_up. Names are checked here first
+// so that messages name the Python argument and the nearest candidates.
 #include <pybind11/stl.h>
 
 #include <cmath>
