@@ -29,6 +29,7 @@ namespace {
 // Whether the CPU (and the operating system) run AVX instructions.
 bool CpuHasAvx() {
 #if SAPCONTACT_AVX_KERNELS
+  __builtin_cpu_init();  // needed when called before main (static objects)
   return __builtin_cpu_supports("avx");
 #else
   return false;
