@@ -402,6 +402,16 @@ SAPCONTACT_ALWAYS_INLINE void SolvePanelColumn(const double* L, int m,
   }
 }
 
+// P <- P L^-T, the six columns in turn.
+SAPCONTACT_ALWAYS_INLINE void SolvePanel(const double* L, int m, double* P) {
+  SolvePanelColumn<0>(L, m, P);
+  SolvePanelColumn<1>(L, m, P);
+  SolvePanelColumn<2>(L, m, P);
+  SolvePanelColumn<3>(L, m, P);
+  SolvePanelColumn<4>(L, m, P);
+  SolvePanelColumn<5>(L, m, P);
+}
+
 // target[0..6) -= A s for the 6 x 6 block A at a (column-major, leading
 // dimension ld) and the 6-vector s (in registers).
 inline void SubtractBlockTimesVector(const double* __restrict a,
@@ -419,16 +429,11 @@ inline void SubtractBlockTimesVector(const double* __restrict a,
 // The AVX path of a column of sixes (instruction set extensions of the same
 // arithmetic: every entry sees the same multiplications and additions in
 // the same order as in the portable path, and no fused multiply-add, so
-// the factor is bitwise the same). The panel solve: SolvePanelColumn
-// compiled for AVX.
+// the factor is bitwise the same). The panel solve: SolvePanel compiled
+// for AVX.
 __attribute__((target("avx"))) void SolvePanelAvx(const double* L, int m,
                                                   double* P) {
-  SolvePanelColumn<0>(L, m, P);
-  SolvePanelColumn<1>(L, m, P);
-  SolvePanelColumn<2>(L, m, P);
-  SolvePanelColumn<3>(L, m, P);
-  SolvePanelColumn<4>(L, m, P);
-  SolvePanelColumn<5>(L, m, P);
+  SolvePanel(L, m, P);
 }
 
 // The rank update of one panel block row b (at `b`, leading dimension ld)
@@ -516,12 +521,7 @@ bool BlockSparseCholeskyFactorization::FactorColumnOfSixes(int j) {
     return true;
   }
 #endif
-  SolvePanelColumn<0>(L, m, P);
-  SolvePanelColumn<1>(L, m, P);
-  SolvePanelColumn<2>(L, m, P);
-  SolvePanelColumn<3>(L, m, P);
-  SolvePanelColumn<4>(L, m, P);
-  SolvePanelColumn<5>(L, m, P);
+  SolvePanel(L, m, P);
   // Rank update P P'. The update list holds, for each block row b of the
   // panel in turn, the pairs (a, b) for a = b, b + 1, ...: column t of all
   // of them is target(:, t) -= P_a P_b(t, :)', with row t of P_b loaded
