@@ -1,0 +1,223 @@
+#include "sapcontact/contact_model/contact_impulse_partials.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "sapcontact/contact_model/hunt_crossley.h"
+
+namespace sapcontact {
+namespace {
+
+// Columns of the 3 x 5 Jacobian d gamma / d theta.
+enum Parameter {
+  kPhi0 = 0,
+  kStiffness,
+  kDissipation,
+  kFriction,
+  kTimeStep,
+  kNumParameters
+};
+
+// d (scalar) / d theta.
+using Row = Eigen::Matrix<double, 1, kNumParameters>;
+// d gamma / d theta.
+using Jacobian = Eigen::Matrix<double, kContactDim, kNumParameters>;
+
+Row Unit(Parameter p) {
+  Row r = Row::Zero();
+  r(p) = 1.0;
+  return r;
+}
+
+// The SAP cone (docs/theory.md §3, §4). Fills *J, region, boundary_distance
+// and near_rigid.
+void SapPartials(const ContactConstraint& constraint,
+                 const ContactParameters& params,
+                 const RegularizationParameters& reg, double dt,
+                 const Vector3& v_c, Jacobian* J, ContactImpulsePartials* out) {
+  const ContactRegularization& r = constraint.regularization();
+  const ContactConstraintState state = constraint.Evaluate(v_c, false);
+  out->region = state.region;
+  out->near_rigid = r.near_rigid;
+
+  const double mu = r.mu;
+  const double R_n = r.R_n;
+  const double rho = r.R_t / R_n;
+  const double y_n = state.y(kNormal);
+  const Vector2 y_t = Tangential(state.y);
+  const double eps = reg.soft_norm_tolerance;
+  const double y_r = std::sqrt(y_t.squaredNorm() + eps * eps);
+
+  // Region boundaries in v_c space: I/II f1 = y_r - mu y_n, II/III f3 = y_n +
+  // mu rho y_r, with gradients (mu / R_n, -t_hat / R_t) and -(1, mu t_hat) /
+  // R_n (||t_hat|| <= 1).
+  const double f1 = y_r - mu * y_n;
+  const double f3 = y_n + mu * rho * y_r;
+  const double L1 = std::sqrt(mu * mu / (R_n * R_n) + 1.0 / (r.R_t * r.R_t));
+  const double L3 = std::sqrt(1.0 + mu * mu) / R_n;
+  out->boundary_distance = std::min(std::abs(f1) / L1, std::abs(f3) / L3);
+
+  J->setZero();
+  if (state.region == ProjectionRegion::kNoContact) return;
+
+  // v_hat_n = -phi0 / T, T = dt + tau_d.
+  const double T = dt + params.dissipation_time_scale;
+  Row dv_hat = Row::Zero();
+  dv_hat(kPhi0) = -1.0 / T;
+  dv_hat(kDissipation) = -r.v_hat_n / T;
+  dv_hat(kTimeStep) = -r.v_hat_n / T;
+  // R_n = 1 / (dt k T) on the compliant branch, the (theta-free) floor else.
+  Row dR_n = Row::Zero();
+  if (!r.near_rigid) {
+    dR_n(kStiffness) = -R_n / params.stiffness;
+    dR_n(kDissipation) = -R_n / T;
+    dR_n(kTimeStep) = -R_n * (1.0 / dt + 1.0 / T);
+  }
+  const Row dy_n = (dv_hat - y_n * dR_n) / R_n;
+
+  if (state.region == ProjectionRegion::kStiction) {  // gamma = y.
+    J->row(kNormal) = dy_n;
+    return;
+  }
+
+  // Region II.
+  const double D = 1.0 + mu * mu * rho;
+  const double gamma_n = state.gamma(kNormal);
+  const Row drho = (-rho / R_n) * dR_n;
+  Row dgamma_n = dy_n / D + (mu * (y_r - mu * gamma_n) / D) * drho;
+  dgamma_n(kFriction) += rho * (y_r - 2.0 * mu * gamma_n) / D;
+  const Vector2 t_hat = y_t / y_r;
+  J->row(kNormal) = dgamma_n;
+  J->bottomRows<2>() = t_hat * (gamma_n * Unit(kFriction) + mu * dgamma_n);
+}
+
+// The Hunt-Crossley models (docs/theory.md §18). Fills *J, region,
+// boundary_distance and near_rigid.
+void HuntCrossleyPartials(const ContactConstraint& constraint,
+                          const ContactParameters& params,
+                          const RegularizationParameters& reg, double dt,
+                          double w, double phi0, double v_n0,
+                          const Vector3& v_c, Jacobian* J,
+                          ContactImpulsePartials* out) {
+  const HuntCrossleyConstants& c = constraint.hunt_crossley();
+  const ContactConstraintState state = constraint.Evaluate(v_c, false);
+  out->region = state.region;
+  out->near_rigid = c.near_rigid;
+
+  const double mu = c.mu;
+  const double k = c.k;  // k_eff
+  const double d = c.d;
+  // k_eff: the stiffness, or the floor 4 pi^2 / (beta^2 w dt^2) (as the
+  // forward code's near_rigid flag says).
+  Row dk = Row::Zero();
+  if (c.near_rigid) {
+    dk(kTimeStep) = -2.0 * k / dt;
+  } else {
+    dk(kStiffness) = 1.0;
+  }
+  // f_e0 = -k_eff phi0.
+  const Row df_e0 = -phi0 * dk - k * Unit(kPhi0);
+
+  // The previous step's impulse, as ComputeHuntCrossley() computes it:
+  // elastic0 = dt (f_e0)_+, damping0 = (1 - d v_n0)_+, n0 = elastic0
+  // min(damping0, 2), eps_s = max(v_s, mu R_t elastic0 damping0).
+  const double elastic0 = dt * std::max(0.0, c.f_e0);
+  Row delastic0 = Row::Zero();
+  if (0.0 < c.f_e0) delastic0 = dt * df_e0 + c.f_e0 * Unit(kTimeStep);
+  const double damping0 = std::max(0.0, 1.0 - d * v_n0);
+  Row ddamping0 = Row::Zero();
+  if (0.0 < 1.0 - d * v_n0) ddamping0(kDissipation) = -v_n0;
+  const bool capped = 2.0 < damping0;
+  const double n0 = elastic0 * (capped ? 2.0 : damping0);
+  const Row dn0 = delastic0 * (capped ? 2.0 : damping0) +
+                  (capped ? Row::Zero() : Row(elastic0 * ddamping0));
+  const double R_t = reg.friction_regularization * w;
+  Row deps = Row::Zero();
+  if (params.stiction_tolerance < c.mu * R_t * elastic0 * damping0) {
+    deps = R_t * (elastic0 * damping0 * Unit(kFriction) +
+                  mu * damping0 * delastic0 + mu * elastic0 * ddamping0);
+  }
+
+  // Soft norm of the slip (as EvaluateHuntCrossley()).
+  const double eps = c.eps_s;
+  const Vector2 v_t = Tangential(v_c);
+  const double slip2 = v_t.squaredNorm();
+  const double s = std::sqrt(slip2 + eps * eps);
+  const double soft_norm = slip2 / (s + eps);
+  const Vector2 t_hat = v_t / s;
+  // d soft_norm / d eps_s and d t_hat / d eps_s = -t_hat eps_s / s^2.
+  const double dsoft_deps = eps / s - 1.0;
+  const double dthat_deps = -eps / (s * s);
+
+  // n(v) = dt P Q, P = f_e0 - dt k_eff v, Q = 1 - d v, for v < v_hat; its
+  // partials at fixed v and g = -dn/dv.
+  auto normal = [&](double v, double* n, double* g, Row* dn) {
+    HuntCrossleyNormalImpulse(c, v, n, g);
+    dn->setZero();
+    if (!(c.v_hat - v > 0.0)) return;
+    const double P = c.f_e0 - dt * k * v;
+    const double Q = 1.0 - d * v;
+    const Row dP = df_e0 - (dt * v) * dk - (k * v) * Unit(kTimeStep);
+    const Row dQ = -v * Unit(kDissipation);
+    *dn = dt * (Q * dP + P * dQ) + (P * Q) * Unit(kTimeStep);
+  };
+
+  double n, g;
+  Row dn;
+  double kink;  // |f| / L of n's kink
+  if (c.model == ContactModel::kSimilar) {
+    const double z = v_c(kNormal) - mu * soft_norm;
+    const Row dz = -soft_norm * Unit(kFriction) - (mu * dsoft_deps) * deps;
+    normal(z, &n, &g, &dn);
+    const Row dgamma_n = dn - g * dz;
+    J->row(kNormal) = dgamma_n;
+    // gamma_t = -mu n t_hat.
+    J->bottomRows<2>() = -t_hat * (n * Unit(kFriction) + mu * dgamma_n +
+                                   (mu * n * dthat_deps) * deps);
+    kink = std::abs(c.v_hat - z) / std::sqrt(1.0 + mu * mu);
+  } else {
+    normal(v_c(kNormal), &n, &g, &dn);
+    J->row(kNormal) = dn;
+    // gamma_t = -F t_hat, F = mu n0.
+    const double F = mu * n0;
+    const Row dF = n0 * Unit(kFriction) + mu * dn0;
+    J->bottomRows<2>() = -t_hat * (dF + (F * dthat_deps) * deps);
+    kink = std::abs(c.v_hat - v_c(kNormal));
+  }
+  out->boundary_distance = kink;
+  if (state.region != ProjectionRegion::kNoContact) {
+    out->boundary_distance = std::min(kink, std::abs(std::sqrt(slip2) - eps));
+  }
+}
+
+}  // namespace
+
+ContactImpulsePartials ComputeContactImpulsePartials(
+    const ContactParameters& params, const RegularizationParameters& reg,
+    double dt, double w, double phi0, double v_n0, const Vector3& v_c) {
+  if (!v_c.allFinite()) {
+    throw std::invalid_argument(
+        "ComputeContactImpulsePartials: the constraint velocity v_c must be "
+        "finite");
+  }
+  // Make() validates and computes every constant exactly as the forward code.
+  const ContactConstraint constraint =
+      ContactConstraint::Make(params, reg, dt, w, phi0, v_n0);
+  ContactImpulsePartials out;
+  Jacobian J;
+  if (params.model == ContactModel::kSap) {
+    SapPartials(constraint, params, reg, dt, v_c, &J, &out);
+  } else {
+    HuntCrossleyPartials(constraint, params, reg, dt, w, phi0, v_n0, v_c, &J,
+                         &out);
+  }
+  out.phi0 = J.col(kPhi0);
+  out.stiffness = J.col(kStiffness);
+  out.dissipation = J.col(kDissipation);
+  out.friction = J.col(kFriction);
+  out.time_step = J.col(kTimeStep);
+  return out;
+}
+
+}  // namespace sapcontact
