@@ -137,4 +137,73 @@ ConstraintRow ActuationRow(double q0, double q_d, double v_d, double u0,
   return Row(R, v_hat, -dt * effort_limit, dt * effort_limit, near_rigid);
 }
 
+ConstraintRowTimeStepDerivative LimitRowTimeStepDerivative(
+    double g0, double stiffness, double dissipation_time_scale, double dt,
+    double w, double beta) {
+  // tau < 0 means tau = dt: then d(dt + tau)/d dt = 2.
+  const bool tau_is_dt = dissipation_time_scale < 0;
+  const double tau = tau_is_dt ? dt : dissipation_time_scale;
+  const double T = dt + tau, dT = tau_is_dt ? 2.0 : 1.0;
+  const double compliant =
+      std::isinf(stiffness) ? 0.0 : 1.0 / (dt * stiffness * T);
+  ConstraintRowTimeStepDerivative d;
+  if (!(Floor(w, beta) >= compliant)) {
+    d.R = -compliant * (1.0 / dt + dT / T);
+  }
+  d.v_hat = g0 * dT / (T * T);
+  return d;
+}
+
+ConstraintRowTimeStepDerivative HolonomicRowTimeStepDerivative(
+    double g0, double stiffness, double relaxation_time, double dt, double w,
+    double beta) {
+  const double compliant =
+      std::isinf(stiffness) ? 0.0
+                            : 1.0 / (dt * (dt + relaxation_time) * stiffness);
+  ConstraintRowTimeStepDerivative d;
+  if (Floor(w, beta) >= compliant) {
+    // R is the floor (no dt); tau <- dt: v_hat = -g0 / (2 dt).
+    d.v_hat = g0 / (2.0 * dt * dt);
+  } else {
+    const double T = dt + relaxation_time;
+    d.R = -compliant * (1.0 / dt + 1.0 / T);
+    d.v_hat = g0 / (T * T);
+  }
+  return d;
+}
+
+ConstraintRowTimeStepDerivative ActuationRowTimeStepDerivative(
+    double q0, double q_d, double v_d, double u0, double kp, double kd,
+    double effort_limit, double dt, double w, double beta) {
+  const double c = dt * kp + kd;
+  const double floor = Floor(w, beta);
+  const double pd = kp * (q_d - q0) + kd * v_d;
+  ConstraintRowTimeStepDerivative d;
+  if (1.0 / (dt * c) < floor) {
+    // Gains scaled by s = 1 / (dt c floor): R = floor, v_hat = pd / c + u0
+    // dt floor.
+    d.v_hat = -pd * kp / (c * c) + u0 * floor;
+  } else {
+    const double R = 1.0 / (dt * c);
+    const double v_hat = (pd + u0) / c;
+    d.R = -R * (1.0 / dt + kp / c);
+    d.v_hat = -v_hat * kp / c;
+  }
+  if (std::isfinite(effort_limit)) {
+    d.lower = -effort_limit;
+    d.upper = effort_limit;
+  }
+  return d;
+}
+
+double RowImpulseTimeStepDerivative(const ConstraintRow& row,
+                                    const ConstraintRowTimeStepDerivative& d,
+                                    double v) {
+  // The branches of ConstraintRow::Evaluate.
+  const double y = (row.v_hat - v) * row.inverse_R;
+  if (y > row.upper) return d.upper;
+  if (y < row.lower) return d.lower;
+  return (d.v_hat - y * d.R) * row.inverse_R;
+}
+
 }  // namespace sapcontact

@@ -43,4 +43,35 @@ ConstraintRow ActuationRow(double q0, double q_d, double v_d, double u0,
                            double w, double beta,
                            const std::string& context = "");
 
+/// The derivatives with respect to the time step dt of a row's R, v_hat and
+/// impulse bounds (each per second), as the builders above compute them:
+/// the branch they take (compliant or near-rigid floor) is differentiated,
+/// so the value is one-sided where the two meet. Used by the solve's
+/// derivatives (solver/sap/sap_solver_derivatives.h; docs/theory.md §20).
+struct ConstraintRowTimeStepDerivative {
+  double R{0.0};
+  double v_hat{0.0};
+  double lower{0.0};
+  double upper{0.0};
+};
+/// d/d dt of LimitRow's constants (same arguments, already validated).
+ConstraintRowTimeStepDerivative LimitRowTimeStepDerivative(
+    double g0, double stiffness, double dissipation_time_scale, double dt,
+    double w, double beta);
+/// d/d dt of HolonomicRow's constants (bounds do not depend on dt).
+ConstraintRowTimeStepDerivative HolonomicRowTimeStepDerivative(
+    double g0, double stiffness, double relaxation_time, double dt, double w,
+    double beta);
+/// d/d dt of ActuationRow's constants.
+ConstraintRowTimeStepDerivative ActuationRowTimeStepDerivative(
+    double q0, double q_d, double v_d, double u0, double kp, double kd,
+    double effort_limit, double dt, double w, double beta);
+/// d gamma / d dt at fixed row velocity v of `row` (ConstraintRow::Evaluate)
+/// whose constants change by `d` per unit of dt: inside the bounds
+/// (dv_hat - y dR) / R with y = (v_hat - v) / R, at a bound that bound's
+/// derivative.
+double RowImpulseTimeStepDerivative(const ConstraintRow& row,
+                                    const ConstraintRowTimeStepDerivative& d,
+                                    double v);
+
 }  // namespace sapcontact

@@ -1,0 +1,279 @@
+#include "sapcontact/solver/sap/sap_solver_derivatives.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "sapcontact/contact_model/constraint_regularization.h"
+#include "sapcontact/solver/linear_algebra/block_sparse_symmetric_matrix.h"
+
+namespace sapcontact {
+
+namespace {
+
+const SapSolverResults& Converged(const SapSolverResults& results) {
+  if (results.status != SapSolverStatus::kConverged) {
+    throw std::invalid_argument(
+        std::string("SapSolverDerivatives: the solve did not converge "
+                    "(status ") +
+        ToString(results.status) +
+        "): derivatives by the implicit function theorem need the optimum");
+  }
+  return results;
+}
+
+void CheckSize(const Eigen::VectorXd& x, int n, const char* name) {
+  if (x.size() != 0 && x.size() != n) {
+    throw std::invalid_argument(std::string("SapSolverDerivatives: ") + name +
+                                " has size " + std::to_string(x.size()) +
+                                ", expected " + std::to_string(n) +
+                                " (or 0 for zero)");
+  }
+}
+
+double At(const Eigen::VectorXd& x, int i) {
+  return x.size() == 0 ? 0.0 : x(i);
+}
+
+}  // namespace
+
+SapSolverDerivatives::SapSolverDerivatives(const SapProblem& problem,
+                                           const SapSolverResults& results,
+                                           const SapSolverParameters& p)
+    : SapSolverDerivatives(problem, Converged(results).v, p) {}
+
+SapSolverDerivatives::~SapSolverDerivatives() = default;
+
+SapSolverDerivatives::SapSolverDerivatives(const SapProblem& problem,
+                                           const Eigen::VectorXd& v,
+                                           const SapSolverParameters& p)
+    : problem_(problem) {
+  Validate(problem, /*check_positive_definite=*/false);
+  nv_ = problem.num_velocities();
+  nc_ = static_cast<int>(problem.contacts.size());
+  if (v.size() != nv_ || !v.allFinite()) {
+    throw std::invalid_argument("SapSolverDerivatives: v must have " +
+                                std::to_string(nv_) + " finite entries (has " +
+                                std::to_string(v.size()) + ")");
+  }
+  const RegularizationParameters& reg = p.regularization;
+  model_.Build(problem, reg);
+  model_.Gather(v, &v_model_);
+  model_.MultiplyJ(v_model_, &v_c_);
+  model_.AddBias(&v_c_);
+  model_.EvaluateConstraints(v_c_, &gamma_, &G_);
+
+  // Optimality residual at v (the solver's scaled test, all islands).
+  const int n = model_.num_velocities();
+  Eigen::VectorXd r = v_model_ - model_.v_star(), Ar(n), jtg(n), Av(n);
+  model_.MultiplyA(r, &Ar);
+  model_.MultiplyA(v_model_, &Av);
+  model_.MultiplyJTranspose(gamma_, &jtg);
+  const Eigen::VectorXd& D = model_.scaling();
+  const double scale =
+      std::max(D.cwiseProduct(Av).norm(), D.cwiseProduct(jtg).norm());
+  const double grad = D.cwiseProduct(Ar - jtg).norm();
+  scaled_residual_ = scale > 0 ? grad / scale : grad;
+
+  // Per contact: the impulse's partials at fixed v_c, and its region.
+  const double dt = problem.time_step;
+  partials_.resize(nc_);
+  regions_.resize(nc_);
+  for (int k = 0; k < nc_; ++k) {
+    const Contact& c = problem.contacts[k];
+    partials_[k] = ComputeContactImpulsePartials(
+        c.parameters, reg, dt, model_.contacts()[k].w, c.phi0,
+        c.normal_velocity0, v_c_.segment<3>(3 * k));
+    regions_[k].region = partials_[k].region;
+    regions_[k].boundary_distance = partials_[k].boundary_distance;
+    regions_[k].near_rigid = partials_[k].near_rigid;
+  }
+  // The rows' d gamma / d dt at fixed v_c, in the model's row order
+  // (limits, holonomic, actuation; SapModel::AddConstraints).
+  const double beta = reg.constraint_near_rigid_threshold;
+  const std::vector<ConstraintRow>& rows = model_.rows();
+  row_dt_.resize(rows.size());
+  int i = 0;
+  const int r0 = model_.row_offset();
+  auto add_row = [&](const ConstraintRowTimeStepDerivative& d) {
+    row_dt_(i) = RowImpulseTimeStepDerivative(rows[i], d, v_c_(r0 + i));
+    ++i;
+  };
+  for (const LimitConstraint& c : problem.limits) {
+    for (int j = 0; j < c.g0.size(); ++j) {
+      add_row(LimitRowTimeStepDerivative(c.g0(j), c.stiffness,
+                                         c.dissipation_time_scale, dt,
+                                         model_.row_delassus()[i], beta));
+    }
+  }
+  for (const HolonomicConstraint& c : problem.holonomic) {
+    for (int j = 0; j < c.g0.size(); ++j) {
+      add_row(HolonomicRowTimeStepDerivative(c.g0(j), c.stiffness,
+                                             c.relaxation_time, dt,
+                                             model_.row_delassus()[i], beta));
+    }
+  }
+  for (const ActuationConstraint& c : problem.actuation) {
+    for (int j = 0; j < c.position.size(); ++j) {
+      add_row(ActuationRowTimeStepDerivative(
+          c.position(j), c.target(j), c.target_velocity(j), c.feedforward(j),
+          c.kp(j), c.kd(j), c.effort_limit(j), dt, model_.row_delassus()[i],
+          beta));
+    }
+  }
+
+  // H = A + J' G J at v, factored once.
+  if (n > 0) {
+    BlockSparseSymmetricMatrix H(model_.pattern());
+    model_.AssembleHessian(G_, &H);
+    factorization_ =
+        MakeHessianFactorization(p.linear_solver, n, p.dense_size_threshold);
+    if (!factorization_->Factor(H)) {
+      throw std::invalid_argument(
+          "SapSolverDerivatives: the Hessian at v is not numerically "
+          "positive definite");
+    }
+  }
+}
+
+void SapSolverDerivatives::Solve(Eigen::VectorXd* b) const {
+  if (factorization_) factorization_->SolveInPlace(b);
+}
+
+void SapSolverDerivatives::ParameterImpulses(const SapParameterVector& d,
+                                             Eigen::VectorXd* psi) const {
+  psi->setZero(model_.num_constraint_rows());
+  for (int k = 0; k < nc_; ++k) {
+    const ContactImpulsePartials& P = partials_[k];
+    psi->segment<3>(3 * k) =
+        P.phi0 * At(d.phi0, k) + P.stiffness * At(d.stiffness, k) +
+        P.dissipation * At(d.dissipation, k) + P.friction * At(d.friction, k) +
+        P.time_step * d.time_step;
+  }
+  psi->tail(row_dt_.size()) = row_dt_ * d.time_step;
+}
+
+SapSolutionVector SapSolverDerivatives::Apply(
+    const SapParameterVector& d) const {
+  CheckSize(d.v_star, nv_, "v_star");
+  CheckSize(d.phi0, nc_, "phi0");
+  CheckSize(d.stiffness, nc_, "stiffness");
+  CheckSize(d.dissipation, nc_, "dissipation");
+  CheckSize(d.friction, nc_, "friction");
+  // H dv = A dv* + J' psi; d gamma = -G J dv + psi.
+  Eigen::VectorXd psi, rhs, dv_star;
+  ParameterImpulses(d, &psi);
+  const int n = model_.num_velocities();
+  model_.MultiplyJTranspose(psi, &rhs);
+  if (d.v_star.size() > 0) {
+    Eigen::VectorXd Adv(n);
+    model_.Gather(d.v_star, &dv_star);
+    model_.MultiplyA(dv_star, &Adv);
+    rhs += Adv;
+  }
+  Solve(&rhs);
+  SapSolutionVector out;
+  // Trees outside every constraint keep v = v*.
+  out.v = d.v_star.size() > 0 ? d.v_star : Eigen::VectorXd::Zero(nv_);
+  model_.Scatter(rhs, &out.v);
+  Eigen::VectorXd dv_c;
+  model_.MultiplyJ(rhs, &dv_c);
+  out.gamma.resize(3 * nc_);
+  for (int k = 0; k < nc_; ++k) {
+    out.gamma.segment<3>(3 * k) =
+        psi.segment<3>(3 * k) - G_.contacts[k] * dv_c.segment<3>(3 * k);
+  }
+  return out;
+}
+
+SapParameterVector SapSolverDerivatives::ApplyTranspose(
+    const SapSolutionVector& dL) const {
+  CheckSize(dL.v, nv_, "dL/dv");
+  CheckSize(dL.gamma, 3 * nc_, "dL/dgamma");
+  // With a = dL/dv, c = dL/dgamma: a_bar = a - J' G' c, lambda = H^-1 a_bar,
+  // dL/dv* = A lambda (plus a on trees outside every constraint), dL/dtheta
+  // = P' (J lambda + c) (docs/theory.md §20).
+  const int n = model_.num_velocities();
+  const int rows = model_.num_constraint_rows();
+  Eigen::VectorXd lambda = Eigen::VectorXd::Zero(n);
+  if (dL.v.size() > 0) model_.Gather(dL.v, &lambda);
+  Eigen::VectorXd Gc = Eigen::VectorXd::Zero(rows);
+  if (dL.gamma.size() > 0) {
+    for (int k = 0; k < nc_; ++k) {
+      Gc.segment<3>(3 * k) =
+          G_.contacts[k].transpose() * dL.gamma.segment<3>(3 * k);
+    }
+  }
+  Eigen::VectorXd JtGc;
+  model_.MultiplyJTranspose(Gc, &JtGc);
+  lambda -= JtGc;
+  Solve(&lambda);
+  SapParameterVector g;
+  g.v_star = dL.v.size() > 0 ? dL.v : Eigen::VectorXd::Zero(nv_);
+  Eigen::VectorXd A_lambda(n);
+  model_.MultiplyA(lambda, &A_lambda);
+  model_.Scatter(A_lambda, &g.v_star);
+  Eigen::VectorXd mu;  // J lambda + c, per constraint row
+  model_.MultiplyJ(lambda, &mu);
+  if (dL.gamma.size() > 0) mu.head(3 * nc_) += dL.gamma;
+  g.phi0.resize(nc_);
+  g.stiffness.resize(nc_);
+  g.dissipation.resize(nc_);
+  g.friction.resize(nc_);
+  g.time_step = 0.0;
+  for (int k = 0; k < nc_; ++k) {
+    const ContactImpulsePartials& P = partials_[k];
+    const Vector3 m = mu.segment<3>(3 * k);
+    g.phi0(k) = P.phi0.dot(m);
+    g.stiffness(k) = P.stiffness.dot(m);
+    g.dissipation(k) = P.dissipation.dot(m);
+    g.friction(k) = P.friction.dot(m);
+    g.time_step += P.time_step.dot(m);
+  }
+  g.time_step += row_dt_.dot(mu.tail(row_dt_.size()));
+  return g;
+}
+
+SapSolutionJacobians SapSolverDerivatives::Jacobians() const {
+  SapSolutionJacobians J;
+  J.dv_dvstar.resize(nv_, nv_);
+  J.dgamma_dvstar.resize(3 * nc_, nv_);
+  SapParameterVector d;
+  d.v_star = Eigen::VectorXd::Zero(nv_);
+  for (int j = 0; j < nv_; ++j) {
+    d.v_star(j) = 1.0;
+    const SapSolutionVector s = Apply(d);
+    J.dv_dvstar.col(j) = s.v;
+    J.dgamma_dvstar.col(j) = s.gamma;
+    d.v_star(j) = 0.0;
+  }
+  d.v_star.resize(0);
+  auto per_contact = [&](Eigen::VectorXd SapParameterVector::*field,
+                         Eigen::MatrixXd* dv, Eigen::MatrixXd* dgamma) {
+    dv->resize(nv_, nc_);
+    dgamma->resize(3 * nc_, nc_);
+    d.*field = Eigen::VectorXd::Zero(nc_);
+    for (int k = 0; k < nc_; ++k) {
+      (d.*field)(k) = 1.0;
+      const SapSolutionVector s = Apply(d);
+      dv->col(k) = s.v;
+      dgamma->col(k) = s.gamma;
+      (d.*field)(k) = 0.0;
+    }
+    (d.*field).resize(0);
+  };
+  per_contact(&SapParameterVector::phi0, &J.dv_dphi0, &J.dgamma_dphi0);
+  per_contact(&SapParameterVector::stiffness, &J.dv_dstiffness,
+              &J.dgamma_dstiffness);
+  per_contact(&SapParameterVector::dissipation, &J.dv_ddissipation,
+              &J.dgamma_ddissipation);
+  per_contact(&SapParameterVector::friction, &J.dv_dfriction,
+              &J.dgamma_dfriction);
+  d.time_step = 1.0;
+  const SapSolutionVector s = Apply(d);
+  J.dv_dtime_step = s.v;
+  J.dgamma_dtime_step = s.gamma;
+  return J;
+}
+
+}  // namespace sapcontact

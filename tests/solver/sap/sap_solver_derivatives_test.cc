@@ -1,0 +1,209 @@
+// SapSolverDerivatives against central finite differences of whole solves
+// (docs/theory.md §20): every Jacobian column, for boxes sticking, sliding
+// and separating on the ground, a chain of boxes (two-tree contacts), the
+// three contact models, near-rigid contact, and a box held by a joint
+// limit, a weld-like holonomic row and PD actuation; reverse mode against
+// forward mode.
+#include "sapcontact/solver/sap/sap_solver_derivatives.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "sapcontact/solver/sap/sap_solver.h"
+#include "tests/common/box_fixtures.h"
+#include "tests/common/solve_derivative_checks.h"
+
+namespace sapcontact {
+namespace {
+
+using derivative_checks::CheckAllJacobians;
+using derivative_checks::Tight;
+using fixtures::BoxSetup;
+using fixtures::BoxWorld;
+
+// One box on its four ground contacts with horizontal velocity vx in v*.
+SapProblem Box(double vx, double phi0, const ContactParameters& contact,
+               double dt = 1e-3) {
+  BoxSetup s;
+  s.dt = dt;
+  s.contact = contact;
+  BoxWorld w(s);
+  w.AddBox(Eigen::Vector3d(0, 0, 0.05), Eigen::Vector3d(vx, 0.3 * vx, 0));
+  w.AddGroundContacts(0);
+  SapProblem p = w.problem();
+  for (Contact& c : p.contacts) c.phi0 = phi0;
+  // Unequal corners: a slight tilt, so no two contacts are alike.
+  for (int k = 0; k < 4; ++k) p.contacts[k].phi0 += 1e-6 * k;
+  return p;
+}
+
+ContactParameters Compliant(ContactModel model = ContactModel::kSap) {
+  ContactParameters c;
+  c.stiffness = 1e5;
+  c.dissipation_time_scale = 0.01;
+  c.friction = 0.4;
+  c.model = model;
+  c.hunt_crossley_dissipation = 2.0;
+  c.stiction_tolerance = 1e-3;
+  return c;
+}
+
+TEST(SapSolverDerivatives, BoxSticking) {
+  CheckAllJacobians(Box(0.002, -1e-4, Compliant()), "sticking");
+}
+
+TEST(SapSolverDerivatives, BoxSliding) {
+  CheckAllJacobians(Box(1.0, -1e-4, Compliant()), "sliding");
+}
+
+TEST(SapSolverDerivatives, BoxSeparating) {
+  // A 1 cm gap does not close within the step: no impulse, v = v*.
+  const SapProblem p = Box(0.5, 1e-2, Compliant());
+  CheckAllJacobians(p, "separating");
+  SapSolver solver(Tight());
+  const SapSolverResults r = solver.Solve(p);
+  const SapSolverDerivatives d(p, r, Tight());
+  const SapSolutionJacobians J = d.Jacobians();
+  EXPECT_TRUE(J.dv_dvstar.isIdentity(1e-12));
+  EXPECT_EQ(J.dv_dphi0.norm(), 0.0);
+  EXPECT_EQ(J.dgamma_dfriction.norm(), 0.0);
+  for (const SapContactRegion& c : d.regions()) {
+    EXPECT_EQ(c.region, ProjectionRegion::kNoContact);
+  }
+}
+
+TEST(SapSolverDerivatives, RegionsMatchTheSolve) {
+  for (double vx : {0.002, 1.0}) {
+    const SapProblem p = Box(vx, -1e-4, Compliant());
+    SapSolver solver(Tight());
+    const SapSolverResults r = solver.Solve(p);
+    const SapSolverDerivatives d(p, r, Tight());
+    for (const SapContactRegion& c : d.regions()) {
+      EXPECT_EQ(c.region, vx < 0.01 ? ProjectionRegion::kStiction
+                                    : ProjectionRegion::kSliding);
+      EXPECT_GT(c.boundary_distance, 0.0);
+    }
+  }
+}
+
+TEST(SapSolverDerivatives, NearRigidBox) {
+  ContactParameters c = Compliant();
+  c.stiffness = std::numeric_limits<double>::infinity();
+  CheckAllJacobians(Box(0.002, -1e-5, c), "near-rigid sticking");
+  CheckAllJacobians(Box(1.0, -1e-5, c), "near-rigid sliding", 100.0);
+}
+
+TEST(SapSolverDerivatives, HuntCrossleyModels) {
+  for (ContactModel model : {ContactModel::kSimilar, ContactModel::kLagged}) {
+    const std::string name = ToString(model);
+    CheckAllJacobians(Box(0.0005, -1e-4, Compliant(model)), name + " sticking");
+    CheckAllJacobians(Box(1.0, -1e-4, Compliant(model)), name + " sliding");
+  }
+}
+
+TEST(SapSolverDerivatives, ChainOfBoxes) {
+  // Three boxes side by side: face contacts between two trees; jiggled
+  // velocities make some contacts slide and some stick.
+  BoxSetup s;
+  s.contact = Compliant();
+  s.jiggle = 0.05;
+  SapProblem p = fixtures::Chain(3, s);
+  for (int k = 0; k < static_cast<int>(p.contacts.size()); ++k) {
+    p.contacts[k].phi0 -= 1e-6 * (k % 5);
+  }
+  CheckAllJacobians(p, "chain");
+}
+
+TEST(SapSolverDerivatives, LimitHolonomicAndActuationRows) {
+  SapProblem p = Box(0.3, -1e-4, Compliant());
+  // A joint limit on the box's x rotation, a compliant holonomic row on its
+  // y velocity and PD actuation of its z rotation.
+  auto row = [](int i) {
+    ConstraintJacobianBlock b;
+    b.tree = 0;
+    b.J = Eigen::MatrixXd::Zero(1, 6);
+    b.J(0, i) = 1.0;
+    return b;
+  };
+  p.trees[0].v_star(3) = -0.2;
+  LimitConstraint lim;
+  lim.first = row(3);
+  lim.g0 = Eigen::VectorXd::Constant(1, 1e-4);
+  lim.stiffness = 1e4;
+  lim.dissipation_time_scale = 0.005;
+  p.limits.push_back(lim);
+  HolonomicConstraint hol;
+  hol.first = row(1);
+  hol.g0 = Eigen::VectorXd::Constant(1, 2e-4);
+  hol.stiffness = 2e4;
+  hol.relaxation_time = 0.002;
+  p.holonomic.push_back(hol);
+  ActuationConstraint act;
+  act.first = row(5);
+  act.position = Eigen::VectorXd::Constant(1, 0.1);
+  act.target = Eigen::VectorXd::Constant(1, 0.3);
+  act.target_velocity = Eigen::VectorXd::Constant(1, 0.5);
+  act.feedforward = Eigen::VectorXd::Constant(1, 0.01);
+  act.kp = Eigen::VectorXd::Constant(1, 5.0);
+  act.kd = Eigen::VectorXd::Constant(1, 0.05);
+  act.effort_limit = Eigen::VectorXd::Constant(1, 1e3);
+  p.actuation.push_back(act);
+  CheckAllJacobians(p, "rows");
+  // The same with rows at their near-rigid floors (rigid limit and weld)
+  // and the actuation at its effort limit.
+  p.limits[0].stiffness = std::numeric_limits<double>::infinity();
+  p.holonomic[0].stiffness = std::numeric_limits<double>::infinity();
+  p.actuation[0].effort_limit(0) = 1e-3;
+  CheckAllJacobians(p, "rigid rows, saturated actuation", 10.0);
+}
+
+TEST(SapSolverDerivatives, ReverseModeIsTheTransposeOfForwardMode) {
+  BoxSetup s;
+  s.contact = Compliant();
+  s.jiggle = 0.05;
+  const SapProblem p = fixtures::Chain(3, s);
+  SapSolver solver(Tight());
+  const SapSolverResults r = solver.Solve(p);
+  const SapSolverDerivatives d(p, r, Tight());
+  const int nv = p.num_velocities();
+  const int nc = static_cast<int>(p.contacts.size());
+  SapParameterVector x;
+  x.v_star = Eigen::VectorXd::Random(nv);
+  x.phi0 = Eigen::VectorXd::Random(nc) * 1e-3;
+  x.stiffness = Eigen::VectorXd::Random(nc) * 1e3;
+  x.dissipation = Eigen::VectorXd::Random(nc) * 1e-3;
+  x.friction = Eigen::VectorXd::Random(nc);
+  x.time_step = 1e-4;
+  SapSolutionVector y;
+  y.v = Eigen::VectorXd::Random(nv);
+  y.gamma = Eigen::VectorXd::Random(3 * nc);
+  // <y, J x> = <J' y, x>.
+  const SapSolutionVector Jx = d.Apply(x);
+  const SapParameterVector Jty = d.ApplyTranspose(y);
+  const double lhs = y.v.dot(Jx.v) + y.gamma.dot(Jx.gamma);
+  const double rhs = Jty.v_star.dot(x.v_star) + Jty.phi0.dot(x.phi0) +
+                     Jty.stiffness.dot(x.stiffness) +
+                     Jty.dissipation.dot(x.dissipation) +
+                     Jty.friction.dot(x.friction) + Jty.time_step * x.time_step;
+  EXPECT_NEAR(lhs, rhs, 1e-10 * std::abs(lhs));
+  EXPECT_GT(std::abs(lhs), 0.0);
+}
+
+TEST(SapSolverDerivatives, RejectsBadInput) {
+  const SapProblem p = Box(0.3, -1e-4, Compliant());
+  SapSolverResults r;
+  r.status = SapSolverStatus::kMaxIterations;
+  r.v = Eigen::VectorXd::Zero(6);
+  EXPECT_THROW(SapSolverDerivatives(p, r), std::invalid_argument);
+  EXPECT_THROW(SapSolverDerivatives(p, Eigen::VectorXd::Zero(5)),
+               std::invalid_argument);
+  const SapSolverDerivatives d(p, Eigen::VectorXd::Zero(6));
+  SapParameterVector x;
+  x.phi0 = Eigen::VectorXd::Zero(3);
+  EXPECT_THROW(d.Apply(x), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace sapcontact
