@@ -14,6 +14,7 @@
 #include "python/numpy_arguments.h"
 #include "python/problem_binding.h"
 #include "sapcontact/solver/sap/sap_solver.h"
+#include "sapcontact/solver/sap/sap_solver_derivatives.h"
 
 namespace sapcontact::python {
 namespace {
@@ -84,6 +85,68 @@ SapSolverParameters MergedParameters(const py::object& parameters,
   if (kwargs.size() > 0) p = FromKeywords(p, kwargs, "SapSolverParameters");
   Validate(p);
   return p;
+}
+
+// The C++ linearization at a Python SapResults (its status and v).
+std::unique_ptr<SapSolverDerivatives> Linearize(const PySapSolver& s,
+                                                PyProblem& p,
+                                                const PySapResults& r) {
+  SapSolverResults cpp;
+  cpp.status = r.status;
+  cpp.v = ToVector(r.v, "results.v", p.problem.num_velocities());
+  SolveGuard guard(p);
+  py::gil_scoped_release release;
+  return std::make_unique<SapSolverDerivatives>(p.problem, cpp,
+                                                s.solver.parameters());
+}
+
+const char* RegionName(ProjectionRegion region) {
+  switch (region) {
+    case ProjectionRegion::kStiction:
+      return "stiction";
+    case ProjectionRegion::kSliding:
+      return "sliding";
+    case ProjectionRegion::kNoContact:
+      break;
+  }
+  return "no_contact";
+}
+
+// A (3 nc) x K matrix as an (nc, 3, K) array.
+py::object Rows3(const Eigen::MatrixXd& m) {
+  const py::ssize_t nc = m.rows() / 3;
+  return ToNumpy(m).attr("reshape")(nc, 3, m.cols());
+}
+
+py::dict DerivativesToPython(const SapSolverDerivatives& d) {
+  const SapSolutionJacobians J = d.Jacobians();
+  py::dict out;
+  out["dv_dvstar"] = ToNumpy(J.dv_dvstar);
+  out["dv_dphi0"] = ToNumpy(J.dv_dphi0);
+  out["dv_dstiffness"] = ToNumpy(J.dv_dstiffness);
+  out["dv_ddissipation"] = ToNumpy(J.dv_ddissipation);
+  out["dv_dfriction"] = ToNumpy(J.dv_dfriction);
+  out["dv_dtime_step"] = ToNumpy(J.dv_dtime_step);
+  out["dgamma_dvstar"] = Rows3(J.dgamma_dvstar);
+  out["dgamma_dphi0"] = Rows3(J.dgamma_dphi0);
+  out["dgamma_dstiffness"] = Rows3(J.dgamma_dstiffness);
+  out["dgamma_ddissipation"] = Rows3(J.dgamma_ddissipation);
+  out["dgamma_dfriction"] = Rows3(J.dgamma_dfriction);
+  out["dgamma_dtime_step"] = ToNumpyRows3(J.dgamma_dtime_step);
+  py::list region;
+  Eigen::VectorXd distance(d.num_contacts());
+  py::list near_rigid;
+  for (int k = 0; k < d.num_contacts(); ++k) {
+    const SapContactRegion& c = d.regions()[k];
+    region.append(RegionName(c.region));
+    distance(k) = c.boundary_distance;
+    near_rigid.append(c.near_rigid);
+  }
+  out["region"] = region;
+  out["boundary_distance"] = ToNumpy(distance);
+  out["near_rigid"] = near_rigid;
+  out["scaled_residual"] = d.scaled_residual();
+  return out;
 }
 
 }  // namespace
@@ -182,6 +245,64 @@ void DefineSapSolver(py::module_& m) {
           "default v*. Raises ValueError for an invalid problem (naming the "
           "tree or contact and the field); non-convergence is reported in "
           "results.status.")
+      .def(
+          "derivatives",
+          [](const PySapSolver& s, PyProblem& p, const PySapResults& r) {
+            const std::unique_ptr<SapSolverDerivatives> d = Linearize(s, p, r);
+            return DerivativesToPython(*d);
+          },
+          py::arg("problem"), py::arg("results"),
+          "Exact derivatives of a converged solve (implicit function "
+          "theorem, docs/theory.md §20; one Hessian factorization at the "
+          "solution, then one back-substitution per column). Returns a dict "
+          "of float64 arrays: dv_dvstar (nv, nv), dv_dphi0, dv_dstiffness, "
+          "dv_ddissipation, dv_dfriction (nv, nc), dv_dtime_step (nv,); "
+          "dgamma_dvstar (nc, 3, nv), dgamma_dphi0 ... (nc, 3, nc), "
+          "dgamma_dtime_step (nc, 3); per contact 'region' ('stiction', "
+          "'sliding' or 'no_contact'), 'boundary_distance' [m/s] (the change "
+          "of contact velocity that would change the region: the derivative "
+          "is one-sided there) and 'near_rigid' (stiffness derivative 0); "
+          "'scaled_residual' of the optimality condition. dissipation is "
+          "tau_d [s] for model sap, the Hunt-Crossley d [s/m] otherwise. "
+          "Raises ValueError if results did not converge.")
+      .def(
+          "vjp",
+          [](const PySapSolver& s, PyProblem& p, const PySapResults& r,
+             const py::object& dL_dv, const py::object& dL_dgamma) {
+            const std::unique_ptr<SapSolverDerivatives> d = Linearize(s, p, r);
+            SapSolutionVector dL;
+            if (!dL_dv.is_none()) {
+              dL.v = ToVector(dL_dv, "dL_dv", d->num_velocities());
+            }
+            if (!dL_dgamma.is_none()) {
+              // (nc, 3) or (3 nc,): flattened contact-major.
+              const py::object flat =
+                  py::module_::import("numpy").attr("ravel")(dL_dgamma);
+              dL.gamma = ToVector(flat, "dL_dgamma", 3 * d->num_contacts());
+            }
+            SapParameterVector g;
+            {
+              SolveGuard guard(p);
+              py::gil_scoped_release release;
+              g = d->ApplyTranspose(dL);
+            }
+            py::dict out;
+            out["dL_dvstar"] = ToNumpy(g.v_star);
+            out["dL_dphi0"] = ToNumpy(g.phi0);
+            out["dL_dstiffness"] = ToNumpy(g.stiffness);
+            out["dL_ddissipation"] = ToNumpy(g.dissipation);
+            out["dL_dfriction"] = ToNumpy(g.friction);
+            out["dL_dtime_step"] = g.time_step;
+            return out;
+          },
+          py::arg("problem"), py::arg("results"), py::arg("dL_dv") = py::none(),
+          py::arg("dL_dgamma") = py::none(),
+          "Reverse mode: given the gradients of a scalar loss L with respect "
+          "to the solve's v (nv,) and gamma ((nc, 3) or (3 nc,)), either None "
+          "for zero, returns dL/dtheta for every parameter at once (one "
+          "back-substitution): a dict with dL_dvstar (nv,), dL_dphi0, "
+          "dL_dstiffness, dL_ddissipation, dL_dfriction (nc,) and "
+          "dL_dtime_step (float).")
       .def_property_readonly(
           "total_symbolic_analyses",
           [](const PySapSolver& s) {

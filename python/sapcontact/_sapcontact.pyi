@@ -257,6 +257,16 @@ class SapSolver:
     def solve(
         self, problem: SapProblem, v_guess: Optional[_ArrayLike] = None
     ) -> SapResults: ...
+    def derivatives(
+        self, problem: SapProblem, results: SapResults
+    ) -> Dict[str, Any]: ...  # dv_dvstar, dv_dphi0, ..., region, boundary_distance
+    def vjp(
+        self,
+        problem: SapProblem,
+        results: SapResults,
+        dL_dv: Optional[_ArrayLike] = None,
+        dL_dgamma: Optional[_ArrayLike] = None,
+    ) -> Dict[str, Any]: ...  # dL_dvstar, dL_dphi0, ..., dL_dtime_step
     @property
     def total_symbolic_analyses(self) -> int: ...
 
