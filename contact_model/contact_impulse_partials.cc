@@ -9,13 +9,15 @@
 namespace sapcontact {
 namespace {
 
-// Columns of the 3 x 5 Jacobian d gamma / d theta.
+// Columns of the 3 x 7 Jacobian d gamma / d theta.
 enum Parameter {
   kPhi0 = 0,
   kStiffness,
   kDissipation,
   kFriction,
   kTimeStep,
+  kDelassus,
+  kNormalVelocity0,
   kNumParameters
 };
 
@@ -34,7 +36,7 @@ Row Unit(Parameter p) {
 // and near_rigid.
 void SapPartials(const ContactConstraint& constraint,
                  const ContactParameters& params,
-                 const RegularizationParameters& reg, double dt,
+                 const RegularizationParameters& reg, double dt, double w,
                  const Vector3& v_c, Jacobian* J, ContactImpulsePartials* out) {
   const ContactRegularization& r = constraint.regularization();
   const ContactConstraintState state = constraint.Evaluate(v_c, false);
@@ -67,29 +69,43 @@ void SapPartials(const ContactConstraint& constraint,
   dv_hat(kPhi0) = -1.0 / T;
   dv_hat(kDissipation) = -r.v_hat_n / T;
   dv_hat(kTimeStep) = -r.v_hat_n / T;
-  // R_n = 1 / (dt k T) on the compliant branch, the (theta-free) floor else.
+  // R_n = 1 / (dt k T) on the compliant branch, the floor beta^2 w / (4 pi^2)
+  // else; R_t = sigma w.
   Row dR_n = Row::Zero();
-  if (!r.near_rigid) {
+  if (r.near_rigid) {
+    dR_n(kDelassus) = R_n / w;
+  } else {
     dR_n(kStiffness) = -R_n / params.stiffness;
     dR_n(kDissipation) = -R_n / T;
     dR_n(kTimeStep) = -R_n * (1.0 / dt + 1.0 / T);
   }
+  Row dR_t = Row::Zero();
+  dR_t(kDelassus) = reg.friction_regularization;
   const Row dy_n = (dv_hat - y_n * dR_n) / R_n;
+  // y_t = -v_t / R_t, y_r = sqrt(||y_t||^2 + eps^2).
+  const Eigen::Matrix<double, 2, kNumParameters> dy_t = -(y_t / r.R_t) * dR_t;
+  const Row dy_r = (y_t.transpose() * dy_t) / y_r;
 
   if (state.region == ProjectionRegion::kStiction) {  // gamma = y.
     J->row(kNormal) = dy_n;
+    J->bottomRows<2>() = dy_t;
     return;
   }
 
   // Region II.
   const double D = 1.0 + mu * mu * rho;
   const double gamma_n = state.gamma(kNormal);
-  const Row drho = (-rho / R_n) * dR_n;
-  Row dgamma_n = dy_n / D + (mu * (y_r - mu * gamma_n) / D) * drho;
+  const Row drho = (dR_t - rho * dR_n) / R_n;
+  Row dgamma_n =
+      dy_n / D + (mu * (y_r - mu * gamma_n) / D) * drho + (mu * rho / D) * dy_r;
   dgamma_n(kFriction) += rho * (y_r - 2.0 * mu * gamma_n) / D;
+  // t_hat = y_t / y_r.
   const Vector2 t_hat = y_t / y_r;
+  const Eigen::Matrix<double, 2, kNumParameters> dt_hat =
+      (dy_t - t_hat * dy_r) / y_r;
   J->row(kNormal) = dgamma_n;
-  J->bottomRows<2>() = t_hat * (gamma_n * Unit(kFriction) + mu * dgamma_n);
+  J->bottomRows<2>() = t_hat * (gamma_n * Unit(kFriction) + mu * dgamma_n) +
+                       (mu * gamma_n) * dt_hat;
 }
 
 // The Hunt-Crossley models (docs/theory.md §18). Fills *J, region,
@@ -113,6 +129,7 @@ void HuntCrossleyPartials(const ContactConstraint& constraint,
   Row dk = Row::Zero();
   if (c.near_rigid) {
     dk(kTimeStep) = -2.0 * k / dt;
+    dk(kDelassus) = -k / w;
   } else {
     dk(kStiffness) = 1.0;
   }
@@ -127,16 +144,23 @@ void HuntCrossleyPartials(const ContactConstraint& constraint,
   if (0.0 < c.f_e0) delastic0 = dt * df_e0 + c.f_e0 * Unit(kTimeStep);
   const double damping0 = std::max(0.0, 1.0 - d * v_n0);
   Row ddamping0 = Row::Zero();
-  if (0.0 < 1.0 - d * v_n0) ddamping0(kDissipation) = -v_n0;
+  if (0.0 < 1.0 - d * v_n0) {
+    ddamping0(kDissipation) = -v_n0;
+    ddamping0(kNormalVelocity0) = -d;
+  }
   const bool capped = 2.0 < damping0;
   const double n0 = elastic0 * (capped ? 2.0 : damping0);
   const Row dn0 = delastic0 * (capped ? 2.0 : damping0) +
                   (capped ? Row::Zero() : Row(elastic0 * ddamping0));
+  // R_t = sigma w.
   const double R_t = reg.friction_regularization * w;
+  Row dR_t = Row::Zero();
+  dR_t(kDelassus) = reg.friction_regularization;
   Row deps = Row::Zero();
   if (params.stiction_tolerance < c.mu * R_t * elastic0 * damping0) {
     deps = R_t * (elastic0 * damping0 * Unit(kFriction) +
-                  mu * damping0 * delastic0 + mu * elastic0 * ddamping0);
+                  mu * damping0 * delastic0 + mu * elastic0 * ddamping0) +
+           (mu * elastic0 * damping0) * dR_t;
   }
 
   // Soft norm of the slip (as EvaluateHuntCrossley()).
@@ -207,7 +231,7 @@ ContactImpulsePartials ComputeContactImpulsePartials(
   ContactImpulsePartials out;
   Jacobian J;
   if (params.model == ContactModel::kSap) {
-    SapPartials(constraint, params, reg, dt, v_c, &J, &out);
+    SapPartials(constraint, params, reg, dt, w, v_c, &J, &out);
   } else {
     HuntCrossleyPartials(constraint, params, reg, dt, w, phi0, v_n0, v_c, &J,
                          &out);
@@ -217,6 +241,8 @@ ContactImpulsePartials ComputeContactImpulsePartials(
   out.dissipation = J.col(kDissipation);
   out.friction = J.col(kFriction);
   out.time_step = J.col(kTimeStep);
+  out.delassus = J.col(kDelassus);
+  out.normal_velocity0 = J.col(kNormalVelocity0);
   return out;
 }
 

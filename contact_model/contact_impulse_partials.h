@@ -1,27 +1,33 @@
 // Partial derivatives of one contact's impulse gamma(v_c; theta) with respect
-// to its parameters theta = (phi0, k, dissipation, mu, dt) at FIXED constraint
-// velocity v_c: the per-contact term that gradients of a SAP solve through the
-// implicit function theorem need (the derivative with respect to v_c is the
-// Hessian block -G of ContactConstraint::Evaluate()). Ordering and signs:
-// contact_model/conventions.h.
+// to its parameters theta = (phi0, k, dissipation, mu, dt) and to the inputs
+// that move with the configuration, the Delassus estimate w and the normal
+// velocity at the start of the step v_n0, at FIXED constraint velocity v_c:
+// the per-contact term that gradients of a SAP solve (or of a whole step)
+// through the implicit function theorem need (the derivative with respect to
+// v_c is the Hessian block -G of ContactConstraint::Evaluate()). Ordering and
+// signs: contact_model/conventions.h.
 //
 // SAP model (SAP paper §V-A, Eq. (27), App. C; docs/theory.md §3, §4). With
 // R_n = max(beta^2 w / (4 pi^2), 1 / (dt k (dt + tau_d))), R_t = sigma w,
 // v_hat_n = -phi0 / (dt + tau_d), rho = R_t / R_n, y_n = -(v_n - v_hat_n) /
 // R_n, y_t = -v_t / R_t, y_r = sqrt(||y_t||^2 + epsilon_s^2):
-//   region I   gamma = y:  d gamma = e_n d y_n,
+//   region I   gamma = y:  d gamma = (d y_n, d y_t),
 //   region III gamma = 0:  every partial is 0,
 //   region II  gamma_n = (y_n + mu rho y_r) / D, D = 1 + mu^2 rho,
-//              gamma_t = mu gamma_n y_t / y_r:
+//              gamma_t = mu gamma_n t_hat, t_hat = y_t / y_r:
 //     d gamma_n = d y_n / D + mu (y_r - mu gamma_n) / D d rho
-//                 + rho (y_r - 2 mu gamma_n) / D d mu,
-//     d gamma_t = (gamma_n d mu + mu d gamma_n) y_t / y_r,
-// with d y_n = d v_hat_n / R_n - (y_n / R_n) d R_n, d rho = -(rho / R_n) d R_n
-// (y_t and y_r do not depend on theta: sigma, w and epsilon_s are held
-// fixed). d v_hat_n / d phi0 = -1/(dt + tau_d), d v_hat_n / d tau_d =
-// d v_hat_n / d dt = -v_hat_n / (dt + tau_d); on the compliant branch
+//                 + rho (y_r - 2 mu gamma_n) / D d mu + mu rho / D d y_r,
+//     d gamma_t = (gamma_n d mu + mu d gamma_n) t_hat + mu gamma_n d t_hat,
+//     d t_hat = (d y_t - t_hat d y_r) / y_r,
+// with d y_n = d v_hat_n / R_n - (y_n / R_n) d R_n, d rho = (d R_t - rho d R_n)
+// / R_n, d y_t = -(y_t / R_t) d R_t, d y_r = y_t . d y_t / y_r. Only w moves
+// R_t (d R_t / d w = sigma): y_t, y_r and t_hat depend on w alone (sigma and
+// epsilon_s are fixed). d v_hat_n / d phi0 = -1/(dt + tau_d), d v_hat_n / d
+// tau_d = d v_hat_n / d dt = -v_hat_n / (dt + tau_d); on the compliant branch
 // d R_n / d k = -R_n / k, d R_n / d tau_d = -R_n / (dt + tau_d), d R_n / d dt =
-// -R_n (1/dt + 1/(dt + tau_d)); on the near-rigid floor R_n is constant.
+// -R_n (1/dt + 1/(dt + tau_d)), d R_n / d w = 0; on the near-rigid floor
+// R_n = beta^2 w / (4 pi^2) depends on w alone, d R_n / d w = R_n / w. v_n0
+// does not enter: d gamma / d v_n0 = 0.
 // (tau_d >= 0 always for contacts: ContactParameters has no "negative means
 // dt" convention; that is for constraint rows only.)
 //
@@ -36,8 +42,12 @@
 //   lagged:  gamma_n = n(v_n),                     gamma_t = -mu n0 t_hat,
 // with ||v_t||_s = s - eps_s, s = sqrt(||v_t||^2 + eps_s^2), t_hat = v_t / s,
 // d ||v_t||_s / d eps_s = eps_s / s - 1, d t_hat / d eps_s = -t_hat eps_s /
-// s^2. d k_eff / d k = 1 on the compliant branch; on the floor d k_eff / d k
-// = 0 and d k_eff / d dt = -2 k_eff / dt.
+// s^2. d k_eff / d k = 1 on the compliant branch (d k_eff / d w = 0 there);
+// on the floor d k_eff / d k = 0, d k_eff / d dt = -2 k_eff / dt and
+// d k_eff / d w = -k_eff / w. w also enters eps_s's second branch through
+// R_t = sigma w (d R_t / d w = sigma). v_n0 enters only n0 (through
+// (1 - d v_n0)_+ when not capped: d / d v_n0 = -d where 1 - d v_n0 > 0, else
+// 0; so for kLagged only) and eps_s's second branch (both models).
 //
 // Kinks. Every max/min/(.)_+ and every region test is evaluated exactly as
 // the forward code evaluates it (ContactConstraint::Make and Evaluate,
@@ -80,6 +90,14 @@ struct ContactImpulsePartials {
   /// v_hat (kSap); the near-rigid floor of k, f_e0's uses, v_hat, n0, eps_s
   /// and n's explicit dt (Hunt-Crossley).
   Vector3 time_step{Vector3::Zero()};
+  /// d gamma / d w [N*s/(1/kg)], w the Delassus estimate: through R_t =
+  /// sigma w (always) and the near-rigid floor of R_n (kSap); through the
+  /// near-rigid floor of k_eff and eps_s's second branch (Hunt-Crossley).
+  Vector3 delassus{Vector3::Zero()};
+  /// d gamma / d v_n0 [N*s/(m/s)], v_n0 the normal velocity at the start of
+  /// the step: zero for kSap; through n0 (kLagged) and eps_s's second branch
+  /// (Hunt-Crossley).
+  Vector3 normal_velocity0{Vector3::Zero()};
   /// The region at v_c, as ContactConstraint::Evaluate() reports it.
   ProjectionRegion region{ProjectionRegion::kNoContact};
   /// A guaranteed lower bound [m/s] on the Euclidean distance in v_c space
@@ -108,9 +126,9 @@ struct ContactImpulsePartials {
 
 /// The partials of the impulse of the contact that ContactConstraint::Make(
 /// params, reg, dt, w, phi0, v_n0) builds, evaluated at the constraint
-/// velocity v_c [m/s] (see the file comment for the formulas). w [1/kg] (the
-/// Delassus estimate), v_n0 [m/s] (Hunt-Crossley only), sigma, beta,
-/// epsilon_s and the stiction tolerance v_s are held fixed. dt [s], phi0 [m].
+/// velocity v_c [m/s] (see the file comment for the formulas). dt [s], phi0
+/// [m], w [1/kg] (the Delassus estimate), v_n0 [m/s] (Hunt-Crossley only);
+/// sigma, beta, epsilon_s and the stiction tolerance v_s are held fixed.
 /// @throws std::invalid_argument as ContactConstraint::Make() on invalid
 ///         input.
 ContactImpulsePartials ComputeContactImpulsePartials(

@@ -1,8 +1,11 @@
 // d gamma / d theta at fixed v_c (contact_model/contact_impulse_partials.h)
 // against central finite differences of the forward code,
 // ContactConstraint::Make(theta).Evaluate(v_c).gamma, for the three models in
-// every region, compliant and near-rigid, and both branches of the
-// Hunt-Crossley friction band eps_s; and boundary_distance as a lower bound
+// every region, compliant and near-rigid, both branches of the Hunt-Crossley
+// friction band eps_s and every branch of the previous impulse n0 (its
+// damping factor capped, uncapped and clamped to 0), including the partials
+// with respect to the Delassus estimate w and the previous normal velocity
+// v_n0; and boundary_distance as a lower bound
 // of the distance to the nearest region/branch change that vanishes on it.
 #include "sapcontact/contact_model/contact_impulse_partials.h"
 
@@ -23,9 +26,17 @@ namespace sapcontact {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr int kNumParams = 5;
-const char* const kParamNames[kNumParams] = {"phi0", "stiffness", "dissipation",
-                                             "friction", "time_step"};
+constexpr int kNumParams = 7;
+const char* const kParamNames[kNumParams] = {
+    "phi0",      "stiffness", "dissipation",     "friction",
+    "time_step", "delassus",  "normal_velocity0"};
+constexpr int kDelassusParam = 5;
+constexpr int kNormalVelocity0Param = 6;
+
+// The worst ratio |fd - an| / max(|an|, scale) of each partial over every
+// case checked so far, and the number of cases (reported after the run).
+double g_worst[kNumParams] = {};
+int g_checks = 0;
 
 // One contact and one constraint velocity.
 struct Case {
@@ -52,8 +63,12 @@ double& Param(Case* c, int i) {
                  : c->params.hunt_crossley_dissipation;
     case 3:
       return c->params.friction;
-    default:
+    case 4:
       return c->dt;
+    case kDelassusParam:
+      return c->w;
+    default:
+      return c->v_n0;
   }
 }
 
@@ -67,23 +82,28 @@ ContactImpulsePartials Partials(const Case& c) {
 }
 
 Vector3 Column(const ContactImpulsePartials& p, int i) {
-  const Vector3* cols[kNumParams] = {&p.phi0, &p.stiffness, &p.dissipation,
-                                     &p.friction, &p.time_step};
+  const Vector3* cols[kNumParams] = {
+      &p.phi0,      &p.stiffness, &p.dissipation,     &p.friction,
+      &p.time_step, &p.delassus,  &p.normal_velocity0};
   return *cols[i];
 }
 
 // Which smooth piece of gamma(v_c; theta) a case is on: the region, the
-// near-rigid floor, and for the Hunt-Crossley models whether n > 0 and which
-// branch eps_s takes. Finite differences must not change it.
+// near-rigid floor, and for the Hunt-Crossley models whether n > 0, which
+// branch eps_s takes and the branch of n0's damping factor (1 - d v_n0)
+// (clamped to 0, capped at 2, or neither). Finite differences must not
+// change it.
 struct Piece {
   ProjectionRegion region;
   bool near_rigid;
   bool normal_impulse;
   bool eps_second_branch;
+  int damping0_branch;  // -1: 1 - d v_n0 <= 0, 1: > 2, 0: in (0, 2]
   bool operator==(const Piece& o) const {
     return region == o.region && near_rigid == o.near_rigid &&
            normal_impulse == o.normal_impulse &&
-           eps_second_branch == o.eps_second_branch;
+           eps_second_branch == o.eps_second_branch &&
+           damping0_branch == o.damping0_branch;
   }
 };
 
@@ -91,9 +111,11 @@ Piece PieceOf(const Case& c, const Vector3& v_c) {
   const ContactConstraint k = MakeConstraint(c);
   const ContactConstraintState s = k.Evaluate(v_c, false);
   Piece p{s.region, k.regularization().near_rigid, s.gamma(kNormal) > 0.0,
-          false};
+          false, 0};
   if (c.params.model != ContactModel::kSap) {
     p.eps_second_branch = k.hunt_crossley().eps_s > c.params.stiction_tolerance;
+    const double q = 1.0 - c.params.hunt_crossley_dissipation * c.v_n0;
+    p.damping0_branch = q <= 0.0 ? -1 : (q > 2.0 ? 1 : 0);
   }
   return p;
 }
@@ -122,12 +144,19 @@ double CheckAgainstFiniteDifferences(const Case& c, const Expect& expect) {
   if (c.params.model != ContactModel::kSap) {
     EXPECT_EQ(piece.eps_second_branch, expect.eps_second_branch);
   }
+  if (c.params.model == ContactModel::kSap) {
+    // SAP does not use v_n0.
+    EXPECT_EQ(an.normal_velocity0, Vector3::Zero());
+  }
   const double gamma_max = state.gamma.cwiseAbs().maxCoeff();
+  ++g_checks;
   double worst = 0.0;
   for (int i = 0; i < kNumParams; ++i) {
     Case plus = c, minus = c;
     const double theta = Param(&plus, i);
     if (std::isinf(theta)) continue;  // k = inf: no finite difference
+    // Relative steps: every parameter of every case is nonzero.
+    EXPECT_NE(theta, 0.0) << kParamNames[i];
     const double h = 1e-6 * std::abs(theta);
     Param(&plus, i) += h;
     Param(&minus, i) -= h;
@@ -146,6 +175,7 @@ double CheckAgainstFiniteDifferences(const Case& c, const Expect& expect) {
           << kParamNames[i] << " component " << j << ": analytic " << a(j)
           << ", finite difference " << fd(j);
       worst = std::max(worst, std::abs(fd(j) - a(j)) / ref);
+      g_worst[i] = std::max(g_worst[i], std::abs(fd(j) - a(j)) / ref);
     }
   }
   return worst;
@@ -171,13 +201,56 @@ void ExpectNonzero(const Case& c, std::initializer_list<int> nonzero) {
   }
 }
 
+// Requires the partials named in `zero` to be exactly zero.
+void ExpectZero(const Case& c, std::initializer_list<int> zero) {
+  const ContactImpulsePartials an = Partials(c);
+  for (int i : zero)
+    EXPECT_EQ(Column(an, i), Vector3::Zero()) << kParamNames[i];
+}
+
+// The partials d gamma / d w and d gamma / d v_n0: nonzero or exactly zero as
+// expected.
+void ExpectMovingInputs(const Case& c, bool delassus, bool normal_velocity0) {
+  SCOPED_TRACE("moving inputs");
+  if (delassus) {
+    ExpectNonzero(c, {kDelassusParam});
+  } else {
+    ExpectZero(c, {kDelassusParam});
+  }
+  if (normal_velocity0) {
+    ExpectNonzero(c, {kNormalVelocity0Param});
+  } else {
+    ExpectZero(c, {kNormalVelocity0Param});
+  }
+}
+
+// A sign error anywhere would be caught: the analytic partials with one
+// column negated fail the comparison (guards the tolerance itself).
+void ExpectWrongSignDetected(const Case& c, std::initializer_list<int> cols) {
+  const ContactImpulsePartials an = Partials(c);
+  for (int i : cols) {
+    Case plus = c, minus = c;
+    const double h = 1e-6 * std::abs(Param(&plus, i));
+    Param(&plus, i) += h;
+    Param(&minus, i) -= h;
+    const Vector3 fd = (MakeConstraint(plus).Evaluate(c.v_c, false).gamma -
+                        MakeConstraint(minus).Evaluate(c.v_c, false).gamma) /
+                       (2.0 * h);
+    const Vector3 a = Column(an, i);
+    EXPECT_LT((fd - a).norm(), 1e-6 * a.norm()) << kParamNames[i];
+    EXPECT_GT((fd + a).norm(), 1.0 * a.norm()) << kParamNames[i];
+  }
+}
+
 // ----- SAP (SAP paper §V-A; docs/theory.md §3, §4) --------------------------
 
 // k = 1e5 N/m, tau_d = 0.01 s, dt = 1 ms, w = 1/kg, phi0 = -1 mm: R_n = 1 /
 // (dt k (dt + tau_d)) = 0.909 above the floor 1/(4 pi^2) = 0.0253, v_hat_n =
-// 0.0909 m/s, R_t = 1e-3.
+// 0.0909 m/s, R_t = 1e-3. v_n0 = -0.1 m/s (SAP does not use it; nonzero so
+// that its relative finite difference is taken).
 Case SapCase(const Vector3& v_c) {
   Case c;
+  c.v_n0 = -0.1;
   c.params.model = ContactModel::kSap;
   c.params.stiffness = 1e5;
   c.params.dissipation_time_scale = 0.01;
@@ -198,6 +271,12 @@ TEST(ContactImpulsePartials, SapCompliantStiction) {
   EXPECT_EQ(p.phi0.tail<2>(), Vector2::Zero());
   // Closed form: d y_n / d phi0 = -1 / (R_n (dt + tau_d)) = -dt k.
   EXPECT_NEAR(p.phi0(kNormal), -1e-3 * 1e5, 1e-9 * 1e2);
+  // w moves only R_t = sigma w here (compliant R_n): d y_t / d w = -y_t / w
+  // = (0.02, -0.01), d y_n / d w = 0.
+  ExpectMovingInputs(c, true, false);
+  EXPECT_EQ(p.delassus(kNormal), 0.0);
+  EXPECT_NEAR(p.delassus(kTangent1), 0.02, 1e-12);
+  EXPECT_NEAR(p.delassus(kTangent2), -0.01, 1e-12);
 }
 
 TEST(ContactImpulsePartials, SapCompliantSliding) {
@@ -205,9 +284,11 @@ TEST(ContactImpulsePartials, SapCompliantSliding) {
   const Case c = SapCase(Vector3(0.0, 0.01, -0.02));
   Check(c, {ProjectionRegion::kSliding, false, false});
   ExpectNonzero(c, {0, 1, 2, 3, 4});
+  ExpectMovingInputs(c, true, false);
   const ContactImpulsePartials p = Partials(c);
   EXPECT_NE(p.friction(kTangent1), 0.0);
   EXPECT_NE(p.friction(kTangent2), 0.0);
+  for (int j = 0; j < kContactDim; ++j) EXPECT_NE(p.delassus(j), 0.0) << j;
 }
 
 TEST(ContactImpulsePartials, SapCompliantSlidingLargeRatio) {
@@ -218,6 +299,28 @@ TEST(ContactImpulsePartials, SapCompliantSlidingLargeRatio) {
   c.params.friction = 0.8;
   Check(c, {ProjectionRegion::kSliding, false, false});
   ExpectNonzero(c, {0, 1, 2, 3, 4});
+  ExpectMovingInputs(c, true, false);
+}
+
+TEST(ContactImpulsePartials, SapSoftNormComparableToSlip) {
+  // epsilon_s = 0.02 N*s and y_t = (0.02, -0.01): the soft norm y_r = 0.03
+  // differs from ||y_t||, so t_hat = y_t / y_r moves with w (d t_hat / d w =
+  // -t_hat epsilon_s^2 / (w y_r^2), 44% of t_hat / w); with the default
+  // epsilon_s = 1e-8 that term is ~1e-18 of the others. Region II, compliant
+  // (v_n = 0.07: y_n = 0.023) and near-rigid (v_n = 0.09: y_n = 0.036).
+  Case c = SapCase(Vector3(0.07, -2e-5, 1e-5));
+  c.reg.soft_norm_tolerance = 0.02;
+  Check(c, {ProjectionRegion::kSliding, false, false});
+  ExpectNonzero(c, {0, 1, 2, 3, 4});
+  ExpectMovingInputs(c, true, false);
+  ExpectWrongSignDetected(c, {kDelassusParam});
+  Case rigid = c;
+  rigid.params.stiffness = kInf;
+  rigid.v_c(kNormal) = 0.09;
+  Check(rigid, {ProjectionRegion::kSliding, true, false});
+  ExpectNonzero(rigid, {0, 2, 3, 4});
+  ExpectMovingInputs(rigid, true, false);
+  ExpectWrongSignDetected(rigid, {kDelassusParam});
 }
 
 TEST(ContactImpulsePartials, SapClosingGap) {
@@ -226,6 +329,7 @@ TEST(ContactImpulsePartials, SapClosingGap) {
   c.phi0 = 1e-4;
   Check(c, {ProjectionRegion::kSliding, false, false});
   ExpectNonzero(c, {0, 1, 2, 3, 4});
+  ExpectMovingInputs(c, true, false);
 }
 
 TEST(ContactImpulsePartials, SapSeparationIsExactlyZero) {
@@ -246,11 +350,19 @@ TEST(ContactImpulsePartials, SapRigidStictionAndSliding) {
   Check(stick, {ProjectionRegion::kStiction, true, false});
   EXPECT_EQ(Partials(stick).stiffness, Vector3::Zero());
   ExpectNonzero(stick, {0, 2, 4});
+  ExpectMovingInputs(stick, true, false);
+  // On the floor R_n = w / (4 pi^2) and R_t = sigma w: y = -R^-1 (v_c -
+  // v_hat) is proportional to 1 / w, d y / d w = -y / w.
+  const ContactConstraintState s = MakeConstraint(stick).Evaluate(stick.v_c);
+  for (int j = 0; j < kContactDim; ++j) {
+    EXPECT_NEAR(Partials(stick).delassus(j), -s.y(j), 1e-12 * s.y.norm()) << j;
+  }
   Case slide = stick;
   slide.v_c = Vector3(0.0, 0.01, 0.02);
   Check(slide, {ProjectionRegion::kSliding, true, false});
   EXPECT_EQ(Partials(slide).stiffness, Vector3::Zero());
   ExpectNonzero(slide, {0, 2, 3, 4});
+  ExpectMovingInputs(slide, true, false);
 }
 
 TEST(ContactImpulsePartials, SapFlooredStiffness) {
@@ -261,24 +373,30 @@ TEST(ContactImpulsePartials, SapFlooredStiffness) {
   Check(c, {ProjectionRegion::kSliding, true, false});
   EXPECT_EQ(Partials(c).stiffness, Vector3::Zero());
   ExpectNonzero(c, {0, 2, 3, 4});
+  ExpectMovingInputs(c, true, false);
 }
 
-// A sign error anywhere would be caught: the analytic partials with one
-// column negated fail the comparison (guards the tolerance itself).
+// The comparison catches a sign error in any partial, at fixed parameters
+// and through each of w's and v_n0's paths.
 TEST(ContactImpulsePartials, ComparisonDetectsAWrongSign) {
-  const Case c = SapCase(Vector3(0.0, 0.01, -0.02));
-  const ContactImpulsePartials an = Partials(c);
-  for (int i = 0; i < kNumParams; ++i) {
-    Case plus = c, minus = c;
-    const double h = 1e-6 * std::abs(Param(&plus, i));
-    Param(&plus, i) += h;
-    Param(&minus, i) -= h;
-    const Vector3 fd = (MakeConstraint(plus).Evaluate(c.v_c, false).gamma -
-                        MakeConstraint(minus).Evaluate(c.v_c, false).gamma) /
-                       (2.0 * h);
-    const Vector3 a = Column(an, i);
-    EXPECT_LT((fd - a).norm(), 1e-6 * a.norm()) << kParamNames[i];
-    EXPECT_GT((fd + a).norm(), 1.0 * a.norm()) << kParamNames[i];
+  ExpectWrongSignDetected(SapCase(Vector3(0.0, 0.01, -0.02)),
+                          {0, 1, 2, 3, 4, kDelassusParam});
+  Case rigid = SapCase(Vector3(0.0, 1e-4, -2e-4));
+  rigid.params.stiffness = kInf;
+  ExpectWrongSignDetected(rigid, {kDelassusParam});
+  // Hunt-Crossley, near-rigid (w through k_eff and eps_s) with eps_s on its
+  // second branch and n0 uncapped (v_n0 through eps_s, and n0 for lagged).
+  for (ContactModel m : {ContactModel::kSimilar, ContactModel::kLagged}) {
+    SCOPED_TRACE(ToString(m));
+    Case c;
+    c.params.model = m;
+    c.params.stiffness = 1e9;
+    c.params.hunt_crossley_dissipation = 50.0;
+    c.params.stiction_tolerance = 1e-4;
+    c.params.friction = 0.5;
+    c.v_n0 = 0.01;
+    c.v_c = Vector3(0.005, 0.1, -0.2);
+    ExpectWrongSignDetected(c, {kDelassusParam, kNormalVelocity0Param});
   }
 }
 
@@ -308,15 +426,20 @@ TEST(ContactImpulsePartials, HuntCrossleyDampingLimited) {
     SCOPED_TRACE(ToString(m));
     // v_n0 = -0.1: (1 - d v_n0) = 6, eps_s = 3e-4 (second branch), n0 capped.
     // v_n0 = 0.01: (1 - d v_n0) = 0.5, eps_s = v_s (first branch).
+    // Compliant, so w enters only through eps_s's second branch; v_n0 through
+    // it and (lagged) through the uncapped n0.
+    const bool lagged = m == ContactModel::kLagged;
     for (double v_n0 : {-0.1, 0.01}) {
       const bool second = v_n0 < 0.0;
       SCOPED_TRACE(v_n0);
       const Case stick = HcCase(m, 50.0, v_n0, Vector3(0.005, 3e-5, -2e-5));
       Check(stick, {ProjectionRegion::kStiction, false, second});
       ExpectNonzero(stick, {0, 1, 2, 3, 4});
+      ExpectMovingInputs(stick, second, second || lagged);
       const Case slide = HcCase(m, 50.0, v_n0, Vector3(0.005, 0.01, -0.02));
       Check(slide, {ProjectionRegion::kSliding, false, second});
       ExpectNonzero(slide, {0, 1, 2, 3, 4});
+      ExpectMovingInputs(slide, second, second || lagged);
     }
   }
 }
@@ -327,14 +450,17 @@ TEST(ContactImpulsePartials, HuntCrossleySpringLimited) {
     SCOPED_TRACE(ToString(m));
     // v_n0 = -5: (1 - d v_n0) = 3.5, eps_s = 1.75e-4 (second branch).
     // v_n0 = -0.1: (1 - d v_n0) = 1.05, eps_s = v_s.
+    const bool lagged = m == ContactModel::kLagged;
     for (double v_n0 : {-5.0, -0.1}) {
       const bool second = v_n0 < -1.0;
       SCOPED_TRACE(v_n0);
-      Check(HcCase(m, 0.5, v_n0, Vector3(0.3, 2e-5, 5e-5)),
-            {ProjectionRegion::kStiction, false, second});
+      const Case stick = HcCase(m, 0.5, v_n0, Vector3(0.3, 2e-5, 5e-5));
+      Check(stick, {ProjectionRegion::kStiction, false, second});
+      ExpectMovingInputs(stick, second, second || lagged);
       const Case slide = HcCase(m, 0.5, v_n0, Vector3(0.3, -0.02, 0.01));
       Check(slide, {ProjectionRegion::kSliding, false, second});
       ExpectNonzero(slide, {0, 1, 2, 3, 4});
+      ExpectMovingInputs(slide, second, second || lagged);
     }
   }
 }
@@ -342,9 +468,12 @@ TEST(ContactImpulsePartials, HuntCrossleySpringLimited) {
 TEST(ContactImpulsePartials, HuntCrossleyNearRigid) {
   // k_floor = 4 pi^2 / (w dt^2) = 3.9e7 N/m < k: k_eff = k_floor depends on
   // dt, not on k; eps_s = 0.5e-3 * 39.5 * 0.5 = 9.9e-3 m/s (second branch);
-  // with mu = 1e-3 it is v_s (first branch).
+  // with mu = 1e-3 it is v_s (first branch). (1 - d v_n0) = 0.5: n0
+  // uncapped. w enters through k_eff (and eps_s on its second branch), v_n0
+  // through eps_s on its second branch and n0 (lagged).
   for (ContactModel m : kHcModels) {
     SCOPED_TRACE(ToString(m));
+    const bool lagged = m == ContactModel::kLagged;
     for (double k : {1e9, kInf}) {
       SCOPED_TRACE(k);
       Case stick = HcCase(m, 50.0, 0.01, Vector3(0.005, 1e-3, -2e-3));
@@ -352,15 +481,24 @@ TEST(ContactImpulsePartials, HuntCrossleyNearRigid) {
       Check(stick, {ProjectionRegion::kStiction, true, true});
       EXPECT_EQ(Partials(stick).stiffness, Vector3::Zero());
       ExpectNonzero(stick, {0, 2, 3, 4});
+      ExpectMovingInputs(stick, true, true);
       Case slide = stick;
       slide.v_c = Vector3(0.005, 0.1, -0.2);
       Check(slide, {ProjectionRegion::kSliding, true, true});
       EXPECT_EQ(Partials(slide).stiffness, Vector3::Zero());
       ExpectNonzero(slide, {0, 2, 3, 4});
+      ExpectMovingInputs(slide, true, true);
       Case first = slide;
       first.params.friction = 1e-3;
       Check(first, {ProjectionRegion::kSliding, true, false});
       EXPECT_EQ(Partials(first).stiffness, Vector3::Zero());
+      ExpectMovingInputs(first, true, lagged);
+      // Only k_eff = 4 pi^2 / (w dt^2) moves with w here, and n is
+      // proportional to k_eff at fixed v: d gamma_n / d w = -gamma_n / w.
+      const ContactConstraintState s =
+          MakeConstraint(first).Evaluate(first.v_c);
+      EXPECT_NEAR(Partials(first).delassus(kNormal), -s.gamma(kNormal),
+                  1e-12 * s.gamma(kNormal));
     }
   }
 }
@@ -376,6 +514,8 @@ TEST(ContactImpulsePartials, HuntCrossleySeparated) {
       HcCase(ContactModel::kLagged, 50.0, -0.1, Vector3(0.5, 0.01, 0.02));
   Check(lagged, {ProjectionRegion::kSliding, false, true});
   ExpectNonzero(lagged, {0, 1, 2, 3, 4});
+  // eps_s = 3e-4 on its second branch moves with w and v_n0 (n0 is capped).
+  ExpectMovingInputs(lagged, true, true);
   // lagged across a gap (phi0 = +1 mm, f_e0 < 0): n0 = 0, region
   // kNoContact.
   Case gap = lagged;
@@ -391,6 +531,28 @@ TEST(ContactImpulsePartials, HuntCrossleySeparated) {
   const ContactImpulsePartials p = Partials(lagged);
   for (int i = 0; i < kNumParams; ++i) {
     EXPECT_EQ(Column(p, i)(kNormal), 0.0) << kParamNames[i];
+  }
+}
+
+TEST(ContactImpulsePartials, HuntCrossleyDampingReversed) {
+  // d = 50 s/m, v_n0 = 0.05 m/s: 1 - d v_n0 = -1.5 < 0, so (1 - d v_n0)_+ =
+  // 0: n0 = 0 and eps_s = v_s (first branch); gamma does not depend on v_n0,
+  // and (compliant) not on w; near-rigid, w moves k_eff.
+  for (ContactModel m : kHcModels) {
+    SCOPED_TRACE(ToString(m));
+    for (double k : {1e5, 1e9}) {
+      SCOPED_TRACE(k);
+      const bool floor = k > 1e8;
+      Case stick = HcCase(m, 50.0, 0.05, Vector3(0.005, 3e-5, -2e-5));
+      stick.params.stiffness = k;
+      Check(stick, {ProjectionRegion::kStiction, floor, false});
+      ExpectMovingInputs(stick, floor, false);
+      Case slide = stick;
+      slide.v_c = Vector3(0.005, 0.01, -0.02);
+      Check(slide, {ProjectionRegion::kSliding, floor, false});
+      ExpectMovingInputs(slide, floor, false);
+      EXPECT_EQ(Partials(slide).normal_velocity0, Vector3::Zero());
+    }
   }
 }
 
@@ -531,6 +693,23 @@ TEST(ContactImpulsePartials, RejectsNonFiniteVelocity) {
   c.params.friction = -1.0;
   EXPECT_THROW(Partials(c), std::invalid_argument);
 }
+
+// After the run, prints the worst ratio of each partial over every case
+// checked (each is also asserted per case above).
+class WorstRatioReport : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (g_checks == 0) return;
+    std::cout << "ContactImpulsePartials: worst |fd - an| / max(|an|, scale) "
+                 "over "
+              << g_checks << " cases:\n";
+    for (int i = 0; i < kNumParams; ++i) {
+      std::cout << "  " << kParamNames[i] << ": " << g_worst[i] << "\n";
+    }
+  }
+};
+::testing::Environment* const g_report =
+    ::testing::AddGlobalTestEnvironment(new WorstRatioReport);
 
 }  // namespace
 }  // namespace sapcontact
