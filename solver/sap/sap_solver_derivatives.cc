@@ -1,6 +1,7 @@
 #include "sapcontact/solver/sap/sap_solver_derivatives.h"
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -56,7 +57,8 @@ SapSolverDerivatives::SapSolverDerivatives(const SapProblem& problem,
                                 std::to_string(nv_) + " finite entries (has " +
                                 std::to_string(v.size()) + ")");
   }
-  const RegularizationParameters& reg = p.regularization;
+  regularization_ = p.regularization;
+  const RegularizationParameters& reg = regularization_;
   model_.Build(problem, reg);
   model_.Gather(v, &v_model_);
   model_.MultiplyJ(v_model_, &v_c_);
@@ -274,6 +276,192 @@ SapSolutionJacobians SapSolverDerivatives::Jacobians() const {
   J.dv_dtime_step = s.v;
   J.dgamma_dtime_step = s.gamma;
   return J;
+}
+
+namespace {
+
+// The constraint blocks of a problem in the model's order (contacts, then
+// limits, holonomic, actuation): per block its first/second tree, Jacobian
+// blocks and first stacked row.
+struct Block {
+  int tree_a{-1}, tree_b{-1};
+  const Eigen::MatrixXd* J_a{nullptr};
+  const Eigen::MatrixXd* J_b{nullptr};
+  int row{0};
+};
+
+std::vector<Block> Blocks(const SapProblem& p) {
+  std::vector<Block> blocks;
+  int row = 0;
+  for (const Contact& c : p.contacts) {
+    blocks.push_back({c.first.tree, c.second ? c.second->tree : -1, &c.first.J,
+                      c.second ? &c.second->J : nullptr, row});
+    row += 3;
+  }
+  auto add = [&](const ConstraintJacobianBlock& first,
+                 const std::optional<ConstraintJacobianBlock>& second) {
+    blocks.push_back({first.tree, second ? second->tree : -1, &first.J,
+                      second ? &second->J : nullptr, row});
+    row += static_cast<int>(first.J.rows());
+  };
+  for (const LimitConstraint& c : p.limits) add(c.first, c.second);
+  for (const HolonomicConstraint& c : p.holonomic) add(c.first, c.second);
+  for (const ActuationConstraint& c : p.actuation) add(c.first, std::nullopt);
+  return blocks;
+}
+
+void CheckSameShape(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b,
+                    const std::string& what) {
+  if (a.rows() != b.rows() || a.cols() != b.cols()) {
+    throw std::invalid_argument(
+        "SapSolverDerivatives::ApplyAlong: " + what +
+        " differs in size from the linearized problem's");
+  }
+}
+
+}  // namespace
+
+SapSolutionVector SapSolverDerivatives::ApplyAlong(const SapProblem& plus,
+                                                   const SapProblem& minus,
+                                                   double h) const {
+  if (!(h > 0) || !std::isfinite(h)) {
+    throw std::invalid_argument("SapSolverDerivatives::ApplyAlong: h = " +
+                                std::to_string(h) + " (finite, > 0)");
+  }
+  const SapProblem& p0 = problem_;
+  const std::vector<Block> b0 = Blocks(p0);
+  for (const SapProblem* q : {&plus, &minus}) {
+    const std::vector<Block> b = Blocks(*q);
+    bool same = q->trees.size() == p0.trees.size() &&
+                q->contacts.size() == p0.contacts.size() &&
+                b.size() == b0.size();
+    for (size_t t = 0; same && t < p0.trees.size(); ++t) {
+      same = q->trees[t].A.rows() == p0.trees[t].A.rows();
+    }
+    for (size_t i = 0; same && i < b0.size(); ++i) {
+      same = b[i].tree_a == b0[i].tree_a && b[i].tree_b == b0[i].tree_b &&
+             b[i].row == b0[i].row;
+      if (same) CheckSameShape(*b[i].J_a, *b0[i].J_a, "a Jacobian block");
+      if (same && b0[i].J_b)
+        CheckSameShape(*b[i].J_b, *b0[i].J_b, "a Jacobian block");
+    }
+    if (!same) {
+      throw std::invalid_argument(
+          "SapSolverDerivatives::ApplyAlong: the perturbed problems must "
+          "have the linearized problem's trees, contacts (on the same trees, "
+          "in the same order) and constraint rows");
+    }
+  }
+  Validate(plus, /*check_positive_definite=*/false);
+  Validate(minus, /*check_positive_definite=*/false);
+  const std::vector<Block> bp = Blocks(plus), bm = Blocks(minus);
+  const double inv2h = 0.5 / h;
+  // What the model makes of the perturbed data: w per contact, the rows'
+  // constants.
+  SapModel mp, mm;
+  mp.Build(plus, regularization_);
+  mm.Build(minus, regularization_);
+
+  const int n = model_.num_velocities();
+  const int rows = model_.num_constraint_rows();
+  // rhs = -dA (v - v*) + A dv* + dJ' gamma - J' G (dJ v + db) + J' psi.
+  Eigen::VectorXd rhs = Eigen::VectorXd::Zero(n);
+  Eigen::VectorXd dv_star_full(nv_);
+  {
+    int o = 0;
+    for (size_t t = 0; t < p0.trees.size(); ++t) {
+      const int nt = static_cast<int>(p0.trees[t].v_star.size());
+      dv_star_full.segment(o, nt) =
+          (plus.trees[t].v_star - minus.trees[t].v_star) * inv2h;
+      const int pi = model_.participating_index(static_cast<int>(t));
+      if (pi >= 0) {
+        const int off = model_.offset(pi);
+        const Eigen::MatrixXd dA = (plus.trees[t].A - minus.trees[t].A) * inv2h;
+        rhs.segment(off, nt) +=
+            p0.trees[t].A * dv_star_full.segment(o, nt) -
+            dA * (v_model_.segment(off, nt) - model_.v_star().segment(off, nt));
+      }
+      o += nt;
+    }
+  }
+  // Per block: the constraint velocity's change at fixed v (dJ v + db), and
+  // dJ' gamma into rhs.
+  Eigen::VectorXd dvc_fixed_v = Eigen::VectorXd::Zero(rows);
+  auto segment = [&](int tree, Eigen::VectorXd& x) {
+    const int pi = model_.participating_index(tree);
+    return x.segment(model_.offset(pi), model_.size(pi));
+  };
+  auto v_of = [&](int tree) {
+    const int pi = model_.participating_index(tree);
+    return v_model_.segment(model_.offset(pi), model_.size(pi));
+  };
+  for (size_t i = 0; i < b0.size(); ++i) {
+    const int m = static_cast<int>(b0[i].J_a->rows());
+    const Eigen::MatrixXd dJa = (*bp[i].J_a - *bm[i].J_a) * inv2h;
+    dvc_fixed_v.segment(b0[i].row, m) += dJa * v_of(b0[i].tree_a);
+    segment(b0[i].tree_a, rhs) +=
+        dJa.transpose() * gamma_.segment(b0[i].row, m);
+    if (b0[i].J_b) {
+      const Eigen::MatrixXd dJb = (*bp[i].J_b - *bm[i].J_b) * inv2h;
+      dvc_fixed_v.segment(b0[i].row, m) += dJb * v_of(b0[i].tree_b);
+      segment(b0[i].tree_b, rhs) +=
+          dJb.transpose() * gamma_.segment(b0[i].row, m);
+    }
+  }
+  // psi: the impulses' change at fixed v_c through the constants
+  // (contacts: phi0, w, v_n0; rows: R, v_hat, bounds), and the bias
+  // velocities' change (part of v_c at fixed v).
+  Eigen::VectorXd psi = Eigen::VectorXd::Zero(rows);
+  for (int k = 0; k < nc_; ++k) {
+    const ContactImpulsePartials& P = partials_[k];
+    const double dphi0 =
+        (plus.contacts[k].phi0 - minus.contacts[k].phi0) * inv2h;
+    const double dw = (mp.contacts()[k].w - mm.contacts()[k].w) * inv2h;
+    const double dvn0 = (plus.contacts[k].normal_velocity0 -
+                         minus.contacts[k].normal_velocity0) *
+                        inv2h;
+    psi.segment<3>(3 * k) =
+        P.phi0 * dphi0 + P.delassus * dw + P.normal_velocity0 * dvn0;
+    dvc_fixed_v.segment<3>(3 * k) +=
+        (plus.contacts[k].bias_velocity - minus.contacts[k].bias_velocity) *
+        inv2h;
+  }
+  const int r0 = model_.row_offset();
+  for (int i = 0; i < static_cast<int>(model_.rows().size()); ++i) {
+    const ConstraintRow& a = mp.rows()[i];
+    const ConstraintRow& b = mm.rows()[i];
+    ConstraintRowTimeStepDerivative d;  // here: per unit of e, not of dt
+    d.R = (a.R - b.R) * inv2h;
+    d.v_hat = (a.v_hat - b.v_hat) * inv2h;
+    d.lower = std::isfinite(a.lower) ? (a.lower - b.lower) * inv2h : 0.0;
+    d.upper = std::isfinite(a.upper) ? (a.upper - b.upper) * inv2h : 0.0;
+    psi(r0 + i) =
+        RowImpulseTimeStepDerivative(model_.rows()[i], d, v_c_(r0 + i));
+  }
+  // The impulses' total change at fixed v: psi - G (dJ v + db).
+  Eigen::VectorXd dgamma_fixed_v = psi;
+  for (int k = 0; k < nc_; ++k) {
+    dgamma_fixed_v.segment<3>(3 * k) -=
+        G_.contacts[k] * dvc_fixed_v.segment<3>(3 * k);
+  }
+  for (int i = 0; i < static_cast<int>(model_.rows().size()); ++i) {
+    dgamma_fixed_v(r0 + i) -= G_.rows(i) * dvc_fixed_v(r0 + i);
+  }
+  Eigen::VectorXd jt;
+  model_.MultiplyJTranspose(dgamma_fixed_v, &jt);
+  rhs += jt;
+  Solve(&rhs);
+  SapSolutionVector out;
+  out.v = dv_star_full;  // trees outside every constraint: v = v*
+  model_.Scatter(rhs, &out.v);
+  Eigen::VectorXd dv_c;
+  model_.MultiplyJ(rhs, &dv_c);
+  out.gamma.resize(3 * nc_);
+  for (int k = 0; k < nc_; ++k) {
+    out.gamma.segment<3>(3 * k) = dgamma_fixed_v.segment<3>(3 * k) -
+                                  G_.contacts[k] * dv_c.segment<3>(3 * k);
+  }
+  return out;
 }
 
 }  // namespace sapcontact

@@ -110,6 +110,19 @@ class SapSolverDerivatives {
   /// Reverse mode: given dL/dv (nv) and dL/dgamma (3 nc) of a scalar loss L
   /// (either may be empty: zero), dL/dtheta for every parameter (one solve).
   SapParameterVector ApplyTranspose(const SapSolutionVector& dL) const;
+  /// Forward mode along a curve of problems through this one: the solution's
+  /// derivative d/de at e = 0 for problems P(e) with P(h) = plus and P(-h) =
+  /// minus. The data's derivative is their central difference (A, v*, the
+  /// Jacobian blocks, phi0, bias velocities, v_n0, and what the model makes
+  /// of them: each contact's Delassus estimate w, each row's R, v_hat and
+  /// bounds); the solution's response to it is exact (implicit function
+  /// theorem). Contact parameters and dt are held. The simulator's step
+  /// derivatives move the state along such curves (docs/theory.md §21).
+  /// @throws std::invalid_argument if plus or minus differs from the
+  ///         linearized problem in structure (trees and their sizes,
+  ///         contacts and their trees, constraint rows) or h <= 0.
+  SapSolutionVector ApplyAlong(const SapProblem& plus, const SapProblem& minus,
+                               double h) const;
   /// Every Jacobian (nv + 4 nc + 1 solves).
   SapSolutionJacobians Jacobians() const;
 
@@ -129,6 +142,7 @@ class SapSolverDerivatives {
                          Eigen::VectorXd* psi) const;
 
   const SapProblem& problem_;
+  RegularizationParameters regularization_;
   SapModel model_;
   int nv_{0}, nc_{0};
   Eigen::VectorXd v_model_, v_c_, gamma_;

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <random>
 #include <string>
 
 #include "sapcontact/solver/sap/sap_solver.h"
@@ -116,7 +117,10 @@ TEST(SapSolverDerivatives, ChainOfBoxes) {
   CheckAllJacobians(p, "chain");
 }
 
-TEST(SapSolverDerivatives, LimitHolonomicAndActuationRows) {
+// A box sliding on the ground, held by a joint limit on its x rotation, a
+// compliant holonomic row on its y velocity and PD actuation of its z
+// rotation.
+SapProblem BoxWithRows() {
   SapProblem p = Box(0.3, -1e-4, Compliant());
   // A joint limit on the box's x rotation, a compliant holonomic row on its
   // y velocity and PD actuation of its z rotation.
@@ -150,6 +154,11 @@ TEST(SapSolverDerivatives, LimitHolonomicAndActuationRows) {
   act.kd = Eigen::VectorXd::Constant(1, 0.05);
   act.effort_limit = Eigen::VectorXd::Constant(1, 1e3);
   p.actuation.push_back(act);
+  return p;
+}
+
+TEST(SapSolverDerivatives, LimitHolonomicAndActuationRows) {
+  SapProblem p = BoxWithRows();
   CheckAllJacobians(p, "rows");
   // The same with rows at their near-rigid floors (rigid limit and weld)
   // and the actuation at its effort limit.
@@ -157,6 +166,84 @@ TEST(SapSolverDerivatives, LimitHolonomicAndActuationRows) {
   p.holonomic[0].stiffness = std::numeric_limits<double>::infinity();
   p.actuation[0].effort_limit(0) = 1e-3;
   CheckAllJacobians(p, "rigid rows, saturated actuation", 10.0);
+}
+
+// A problem that moves along a line P(e) = P0 + e dP in every datum (A,
+// v*, Jacobian blocks, phi0, bias velocities, v_n0, the rows' g0 and
+// positions): ApplyAlong against central differences of whole solves.
+SapProblem Moved(const SapProblem& p0, double e, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  SapProblem p = p0;
+  for (Tree& t : p.trees) {
+    Eigen::MatrixXd S(t.A.rows(), t.A.cols());
+    for (int i = 0; i < S.size(); ++i) S(i) = u(rng);
+    t.A += e * 0.05 * (S + S.transpose()) * t.A.diagonal().minCoeff();
+    for (int i = 0; i < t.v_star.size(); ++i) t.v_star(i) += e * u(rng);
+  }
+  for (Contact& c : p.contacts) {
+    for (int i = 0; i < c.first.J.size(); ++i) c.first.J(i) += e * 0.1 * u(rng);
+    if (c.second) {
+      for (int i = 0; i < c.second->J.size(); ++i) {
+        c.second->J(i) += e * 0.1 * u(rng);
+      }
+    }
+    c.phi0 += e * 1e-3 * u(rng);
+    for (int i = 0; i < 3; ++i) c.bias_velocity(i) += e * 0.1 * u(rng);
+    c.normal_velocity0 += e * 0.1 * u(rng);
+  }
+  for (LimitConstraint& c : p.limits) c.g0(0) += e * 1e-3 * u(rng);
+  for (HolonomicConstraint& c : p.holonomic) c.g0(0) += e * 1e-3 * u(rng);
+  for (ActuationConstraint& c : p.actuation) c.position(0) += e * u(rng);
+  return p;
+}
+
+void CheckApplyAlong(const SapProblem& p0, const std::string& name) {
+  SCOPED_TRACE(name);
+  for (unsigned seed : {1u, 2u, 3u}) {
+    SapSolver solver(Tight());
+    const SapSolverResults r = solver.Solve(p0);
+    ASSERT_EQ(r.status, SapSolverStatus::kConverged);
+    const SapSolverDerivatives d(p0, r, Tight());
+    const double h = 1e-7;
+    const SapProblem plus = Moved(p0, h, seed), minus = Moved(p0, -h, seed);
+    const SapSolutionVector an = d.ApplyAlong(plus, minus, h);
+    const derivative_checks::Solution fd = derivative_checks::CentralDifference(
+        p0, r.v, h, [&](SapProblem* p, double t) { *p = Moved(p0, t, seed); });
+    derivative_checks::ExpectClose(an.v, fd.v, fd.resolution_v, 1e-3,
+                                   "dv along seed " + std::to_string(seed));
+    derivative_checks::ExpectClose(an.gamma, fd.gamma, fd.resolution_gamma,
+                                   1e-6,
+                                   "dgamma along seed " + std::to_string(seed));
+    EXPECT_GT(an.v.norm(), 1e-3);
+  }
+}
+
+TEST(SapSolverDerivatives, AlongACurveOfProblems) {
+  BoxSetup s;
+  s.contact = Compliant();
+  s.jiggle = 0.05;
+  CheckApplyAlong(fixtures::Chain(3, s), "chain, sap");
+  s.contact = Compliant(ContactModel::kLagged);
+  CheckApplyAlong(fixtures::Chain(3, s), "chain, lagged");
+  s.contact = Compliant(ContactModel::kSimilar);
+  CheckApplyAlong(fixtures::Chain(3, s), "chain, similar");
+  s.contact.stiffness = std::numeric_limits<double>::infinity();
+  s.contact.model = ContactModel::kSap;
+  CheckApplyAlong(fixtures::Chain(3, s), "chain, near-rigid");
+}
+
+TEST(SapSolverDerivatives, AlongACurveWithRows) {
+  CheckApplyAlong(BoxWithRows(), "box with a limit, a holonomic row and PD");
+}
+
+TEST(SapSolverDerivatives, AlongRejectsAnotherStructure) {
+  const SapProblem p = Box(0.3, -1e-4, Compliant());
+  const SapSolverDerivatives d(p, Eigen::VectorXd::Zero(6));
+  SapProblem fewer = p;
+  fewer.contacts.pop_back();
+  EXPECT_THROW(d.ApplyAlong(fewer, p, 1e-6), std::invalid_argument);
+  EXPECT_THROW(d.ApplyAlong(p, p, 0.0), std::invalid_argument);
 }
 
 TEST(SapSolverDerivatives, ReverseModeIsTheTransposeOfForwardMode) {
