@@ -33,6 +33,7 @@
 #include "sapcontact/multibody/multibody_tree.h"
 #include "sapcontact/sim/collision/collision.h"
 #include "sapcontact/sim/scene/scene.h"
+#include "sapcontact/sim/stepping/step_derivatives.h"
 #include "sapcontact/solver/sap/sap_problem.h"
 #include "sapcontact/solver/sap/sap_solver.h"
 
@@ -331,6 +332,18 @@ class TimeStepper {
   /// throws SimulationError (the state is then not advanced further).
   StepInfo Step();
 
+  /// The derivatives of the next Step() from the current state with
+  /// respect to the state and applied generalized forces
+  /// (sim/stepping/step_derivatives.h, docs/theory.md §21). Changes nothing
+  /// (state, last_problem(), Contacts() stay as they were). SAP model only.
+  /// @throws std::invalid_argument with the rigid-QP model or sleeping
+  ///         bodies; SimulationError if the step cannot be taken, or if
+  ///         the set of contacts changes within the central-difference steps
+  ///         (a contact appearing at the speculative margin: the step is not
+  ///         differentiable there; the message names the coordinate).
+  StepDerivatives CalcStepDerivatives(
+      const StepDerivativeOptions& options = {});
+
   /// "body 'box'" style labels for messages (index into scene().bodies, or
   /// a collider index >= the body count: "link 'arm/link3'").
   std::string BodyLabel(int body) const;
@@ -396,6 +409,17 @@ class TimeStepper {
   void WakeAll();
   void RemapTrees();
   void UpdateResting();
+
+  // Step derivatives (step_derivatives.cc): the state a step reads and
+  // writes, saved and restored around the perturbed problems; the step's
+  // problem at the current (perturbed) state; the saved state with
+  // coordinate i of x moved by e (i < nv: configuration tangent, else
+  // velocity).
+  struct SavedStep;
+  SavedStep SaveStep() const;
+  void RestoreStep(const SavedStep& saved);
+  const SapProblem& ProblemAtCurrentState();
+  void Perturb(const SavedStep& saved, int nv, int i, double e);
 
   // Robots (robot_stepping.cc).
   void CheckRobot(int r, const char* who) const;

@@ -1,0 +1,397 @@
+// TimeStepper::CalcStepDerivatives (sim/stepping/step_derivatives.h,
+// docs/theory.md §21).
+#include "sapcontact/sim/stepping/step_derivatives.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sapcontact/sim/stepping/time_stepper.h"
+
+namespace sapcontact {
+
+// Everything the problem's construction at a perturbed state reads or
+// writes that Step() keeps between steps.
+struct TimeStepper::SavedStep {
+  std::vector<BodyState> state;
+  std::vector<RobotState> robot_state;
+  std::vector<std::vector<Eigen::Isometry3d>> link_poses, step_link_poses;
+  std::vector<Eigen::MatrixXd> robot_M;
+  std::vector<Eigen::VectorXd> robot_momentum;
+  SapProblem problem;
+  std::vector<ContactPoint> contacts;
+  Eigen::VectorXd guess;
+};
+
+namespace {
+
+Matrix3 Skew(const Vector3& a) {
+  Matrix3 K;
+  K << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
+  return K;
+}
+
+// exp(phi) as a rotation matrix and the left Jacobian of SO(3) at phi:
+// exp(phi + d) = exp(J_l(phi) d) exp(phi) to first order.
+Matrix3 LeftJacobian(const Vector3& phi) {
+  const double t = phi.norm();
+  const Matrix3 K = Skew(phi);
+  if (t < 1e-4) return Matrix3::Identity() + 0.5 * K + K * K / 6.0;
+  return Matrix3::Identity() + (1.0 - std::cos(t)) / (t * t) * K +
+         (t - std::sin(t)) / (t * t * t) * K * K;
+}
+
+Matrix3 Exp(const Vector3& phi) {
+  const double t = phi.norm();
+  if (t == 0.0) return Matrix3::Identity();
+  return Eigen::AngleAxisd(t, phi / t).toRotationMatrix();
+}
+
+// log(R1 R0') as a rotation vector (world axes).
+Vector3 RotationDifference(const Eigen::Quaterniond& q1,
+                           const Eigen::Quaterniond& q0) {
+  const Eigen::AngleAxisd aa(q1 * q0.conjugate());
+  double angle = aa.angle();
+  if (angle > M_PI) angle -= 2.0 * M_PI;
+  return angle * aa.axis();
+}
+
+Eigen::Quaterniond FloatingQuaternionOf(const Eigen::VectorXd& q, int qs) {
+  return Eigen::Quaterniond(q[qs + 3], q[qs + 4], q[qs + 5], q[qs + 6]);
+}
+
+// The state after a step, as the step's position update makes it.
+struct NextState {
+  std::vector<Pose> poses;         // per body tree
+  std::vector<Eigen::VectorXd> q;  // per robot tree
+  Eigen::VectorXd v;
+};
+
+}  // namespace
+
+TimeStepper::SavedStep TimeStepper::SaveStep() const {
+  SavedStep s;
+  s.state = state_;
+  s.robot_state = robot_state_;
+  s.link_poses = link_poses_;
+  s.step_link_poses = step_link_poses_;
+  s.robot_M = robot_M_;
+  s.robot_momentum = robot_momentum_;
+  s.problem = problem_;
+  s.contacts = contacts_;
+  s.guess = guess_;
+  return s;
+}
+
+void TimeStepper::RestoreStep(const SavedStep& s) {
+  state_ = s.state;
+  robot_state_ = s.robot_state;
+  link_poses_ = s.link_poses;
+  step_link_poses_ = s.step_link_poses;
+  robot_M_ = s.robot_M;
+  robot_momentum_ = s.robot_momentum;
+  problem_ = s.problem;
+  contacts_ = s.contacts;
+  guess_ = s.guess;
+}
+
+const SapProblem& TimeStepper::ProblemAtCurrentState() {
+  StepInfo info;
+  UpdateColliderPoses();
+  Collide(&info);
+  BuildProblem();
+  return problem_;
+}
+
+void TimeStepper::Perturb(const SavedStep& saved, int nv, int i, double e) {
+  RestoreStep(saved);
+  const bool velocity = i >= nv;
+  if (velocity) i -= nv;
+  // The tree of coordinate i and its index there.
+  int t = static_cast<int>(tree_offsets_.size()) - 1;
+  while (tree_offsets_[t] > i) --t;
+  const int j = i - tree_offsets_[t];
+  if (t < static_cast<int>(body_of_tree_.size())) {
+    BodyState& s = state_[body_of_tree_[t]];
+    if (velocity) {
+      (j < 3 ? s.velocity : s.angular_velocity)(j % 3) += e;
+    } else if (j < 3) {
+      s.pose.position(j) += e;
+    } else {
+      Vector3 turn = Vector3::Zero();
+      turn(j - 3) = e;
+      s.pose.orientation =
+          (Eigen::Quaterniond(Exp(turn)) * s.pose.orientation).normalized();
+    }
+    return;
+  }
+  const int r = robot_of_tree_[t];
+  const MultibodyTree& mb = scene_.robots[r].description.tree;
+  RobotState& st = robot_state_[r];
+  const Eigen::VectorXd unit = Eigen::VectorXd::Unit(st.v.size(), j);
+  if (velocity) {
+    // The carried momentum p = M_prev v moves with v (M_prev held).
+    st.v(j) += e;
+    robot_momentum_[r] += e * robot_M_[r].col(j);
+  } else {
+    Eigen::VectorXd q_next;
+    IntegratePositions(mb, st.q, unit, e, &q_next);
+    st.q = q_next;
+    CalcLinkPoses(mb, st.q, &link_poses_[r]);
+  }
+}
+
+StepDerivatives TimeStepper::CalcStepDerivatives(
+    const StepDerivativeOptions& options) {
+  if (scene_.solver.model != SolverModel::kSap) {
+    throw std::invalid_argument(
+        "CalcStepDerivatives: the SAP model only (solver.model is the rigid "
+        "QP)");
+  }
+  if (num_sleeping_ > 0) {
+    throw std::invalid_argument(
+        "CalcStepDerivatives: " + std::to_string(num_sleeping_) +
+        " bodies are asleep (solver.sleep); wake them first (WakeUp)");
+  }
+  const bool fd = options.method == StepDerivativeMethod::kFiniteDifferences;
+  auto pick = [](double given, double implicit, double whole, bool fd) {
+    if (!(given >= 0) || !std::isfinite(given)) {
+      throw std::invalid_argument(
+          "CalcStepDerivatives: central-difference steps must be finite and "
+          ">= 0 (0: the default)");
+    }
+    return given > 0 ? given : fd ? whole : implicit;
+  };
+  const double hq = pick(options.position_step, 1e-7, 1e-5, fd);
+  const double hv = pick(options.velocity_step, 1e-7, 1e-5, fd);
+  const double hu = pick(options.force_step, 1e-4, 1e-2, fd);
+  const double dt = scene_.time_step;
+
+  const SavedStep saved = SaveStep();
+  StepDerivatives out;
+  try {
+    const SapProblem P0 = ProblemAtCurrentState();
+    const SavedStep at_start = SaveStep();  // the problem built, as Step()
+    const int nv = P0.num_velocities();
+    SapSolverParameters params = sap_.parameters();
+    params.rel_tolerance = options.rel_tolerance;
+    params.threads = 1;
+    SapSolver solver(params);
+    auto solve = [&](const SapProblem& p, const Eigen::VectorXd* guess) {
+      const SapSolverResults r = solver.Solve(p, guess);
+      if (r.status != SapSolverStatus::kConverged) {
+        Fail("step derivatives: the step's contact solve did not converge (" +
+             std::string(ToString(r.status)) + ")");
+      }
+      return r;
+    };
+    const SapSolverResults r0 = solve(P0, &guess_);
+
+    // Coordinate names.
+    for (int body : body_of_tree_) {
+      for (const char* c : {"x", "y", "z", "rx", "ry", "rz"}) {
+        out.coordinates.push_back(scene_.bodies[body].name + "/" + c);
+      }
+    }
+    for (size_t t = body_of_tree_.size(); t < P0.trees.size(); ++t) {
+      const int r = robot_of_tree_[t];
+      const MultibodyTree& mb = scene_.robots[r].description.tree;
+      std::vector<std::string> names(mb.num_velocities());
+      for (int i = 0; i < mb.num_links(); ++i) {
+        const int vs = mb.velocity_start(i);
+        const std::string prefix = scene_.robots[r].name + "/";
+        switch (mb.joint(i).type) {
+          case JointType::kFixed:
+            break;
+          case JointType::kRevolute:
+          case JointType::kPrismatic:
+            names[vs] = prefix + mb.joint(i).name;
+            break;
+          case JointType::kFloating: {
+            int k = 0;
+            for (const char* c : {"x", "y", "z", "rx", "ry", "rz"}) {
+              names[vs + k++] = prefix + mb.link(i).name + "/" + c;
+            }
+            break;
+          }
+        }
+      }
+      out.coordinates.insert(out.coordinates.end(), names.begin(), names.end());
+    }
+
+    // The position update x+ from the current state and velocities v
+    // (IntegrateBodies, IntegrateRobots), and its tangent difference.
+    auto next_state = [&](const Eigen::VectorXd& v) {
+      NextState x;
+      x.v = v;
+      for (size_t t = 0; t < body_of_tree_.size(); ++t) {
+        const BodyState& s = state_[body_of_tree_[t]];
+        Pose p = s.pose;
+        p.position += dt * v.segment<3>(6 * t);
+        const Vector3 w = v.segment<3>(6 * t + 3);
+        if (w.norm() * dt > 0) {
+          p.orientation = Eigen::Quaterniond(Eigen::AngleAxisd(
+                              w.norm() * dt, w.normalized())) *
+                          p.orientation;
+        }
+        p.orientation.normalize();
+        x.poses.push_back(p);
+      }
+      for (size_t t = body_of_tree_.size(); t < P0.trees.size(); ++t) {
+        const int r = robot_of_tree_[t];
+        const MultibodyTree& mb = scene_.robots[r].description.tree;
+        Eigen::VectorXd q_next;
+        IntegratePositions(mb, robot_state_[r].q,
+                           v.segment(tree_offsets_[t], mb.num_velocities()), dt,
+                           &q_next);
+        x.q.push_back(q_next);
+      }
+      return x;
+    };
+    auto difference = [&](const NextState& a, const NextState& b) {
+      Eigen::VectorXd d(2 * nv);
+      d.tail(nv) = a.v - b.v;
+      for (size_t t = 0; t < body_of_tree_.size(); ++t) {
+        d.segment<3>(6 * t) = a.poses[t].position - b.poses[t].position;
+        d.segment<3>(6 * t + 3) =
+            RotationDifference(a.poses[t].orientation, b.poses[t].orientation);
+      }
+      for (size_t t = body_of_tree_.size(); t < P0.trees.size(); ++t) {
+        const int r = robot_of_tree_[t];
+        const MultibodyTree& mb = scene_.robots[r].description.tree;
+        const Eigen::VectorXd& qa = a.q[t - body_of_tree_.size()];
+        const Eigen::VectorXd& qb = b.q[t - body_of_tree_.size()];
+        for (int i = 0; i < mb.num_links(); ++i) {
+          const int qs = mb.position_start(i);
+          const int vs = tree_offsets_[t] + mb.velocity_start(i);
+          switch (mb.joint(i).type) {
+            case JointType::kFixed:
+              break;
+            case JointType::kRevolute:
+            case JointType::kPrismatic:
+              d(vs) = qa(qs) - qb(qs);
+              break;
+            case JointType::kFloating:
+              d.segment<3>(vs) = qa.segment<3>(qs) - qb.segment<3>(qs);
+              d.segment<3>(vs + 3) = RotationDifference(
+                  FloatingQuaternionOf(qa, qs), FloatingQuaternionOf(qb, qs));
+              break;
+          }
+        }
+      }
+      return d;
+    };
+    // u enters only v*: a generalized force e_j on tree t moves v*_t by
+    // dt A_t^-1 e_j.
+    auto force_direction = [&](int j) {
+      Eigen::VectorXd d = Eigen::VectorXd::Zero(nv);
+      int t = 0;
+      while (j >= tree_offsets_[t] + P0.trees[t].A.rows()) ++t;
+      const int n = static_cast<int>(P0.trees[t].A.rows());
+      d.segment(tree_offsets_[t], n) =
+          dt * P0.trees[t].A.llt().solve(
+                   Eigen::VectorXd::Unit(n, j - tree_offsets_[t]));
+      return d;
+    };
+    auto moved_problem = [&](int i, double e) {
+      Perturb(saved, nv, i, e);
+      return ProblemAtCurrentState();  // copied by the caller
+    };
+    auto name_failure = [&](int i, const std::string& why) {
+      const std::string kind = i < nv ? "configuration" : "velocity";
+      RestoreStep(saved);
+      Fail("step derivatives: " + kind + " coordinate '" +
+           out.coordinates[i % nv] + "': " + why);
+    };
+
+    out.A.resize(2 * nv, 2 * nv);
+    out.B.resize(2 * nv, nv);
+    if (!fd) {
+      const SapSolverDerivatives lin(P0, r0, params);
+      out.contact_regions = lin.regions();
+      out.scaled_residual = lin.scaled_residual();
+      // dq+ = Phi_q dq + dt Phi_v dv+ (IntegrateBodies: p + dt v,
+      // exp(dt w) R; IntegrateRobots likewise per joint).
+      Eigen::MatrixXd Phi_q = Eigen::MatrixXd::Identity(nv, nv);
+      Eigen::MatrixXd Phi_v = Eigen::MatrixXd::Identity(nv, nv);
+      auto rotation_block = [&](int o, const Vector3& w) {
+        Phi_q.block<3, 3>(o, o) = Exp(dt * w);
+        Phi_v.block<3, 3>(o, o) = LeftJacobian(dt * w);
+      };
+      for (size_t t = 0; t < body_of_tree_.size(); ++t) {
+        rotation_block(6 * t + 3, r0.v.segment<3>(6 * t + 3));
+      }
+      for (size_t t = body_of_tree_.size(); t < P0.trees.size(); ++t) {
+        const MultibodyTree& mb =
+            scene_.robots[robot_of_tree_[t]].description.tree;
+        for (int i = 0; i < mb.num_links(); ++i) {
+          if (mb.joint(i).type != JointType::kFloating) continue;
+          const int o = tree_offsets_[t] + mb.velocity_start(i) + 3;
+          rotation_block(o, r0.v.segment<3>(o));
+        }
+      }
+      for (int i = 0; i < 2 * nv; ++i) {
+        const double h = i < nv ? hq : hv;
+        const SapProblem plus = moved_problem(i, h);
+        const SapProblem minus = moved_problem(i, -h);
+        Eigen::VectorXd dv;
+        try {
+          dv = lin.ApplyAlong(plus, minus, h).v;
+        } catch (const std::invalid_argument&) {
+          std::ostringstream os;
+          os << "the step's contacts change within +-" << h
+             << " (a contact at the speculative margin, or faces in exact "
+                "alignment): the step is not differentiable there";
+          name_failure(i, os.str());
+        }
+        out.A.col(i).tail(nv) = dv;
+        out.A.col(i).head(nv) = dt * Phi_v * dv;
+        if (i < nv) out.A.col(i).head(nv) += Phi_q.col(i);
+      }
+      for (int j = 0; j < nv; ++j) {
+        SapParameterVector d;
+        d.v_star = force_direction(j);
+        const Eigen::VectorXd dv = lin.Apply(d).v;
+        out.B.col(j) << dt * Phi_v * dv, dv;
+      }
+    } else {
+      // Central differences of whole steps from the perturbed states.
+      for (int i = 0; i < 2 * nv; ++i) {
+        const double h = i < nv ? hq : hv;
+        NextState x[2];
+        for (int side = 0; side < 2; ++side) {
+          const SapProblem p = moved_problem(i, side == 0 ? h : -h);
+          x[side] = next_state(solve(p, &r0.v).v);
+        }
+        out.A.col(i) = difference(x[0], x[1]) / (2 * h);
+      }
+      RestoreStep(at_start);
+      for (int j = 0; j < nv; ++j) {
+        NextState x[2];
+        for (int side = 0; side < 2; ++side) {
+          SapProblem p = P0;
+          const Eigen::VectorXd d = (side == 0 ? hu : -hu) * force_direction(j);
+          int o = 0;
+          for (Tree& tree : p.trees) {
+            tree.v_star += d.segment(o, tree.v_star.size());
+            o += static_cast<int>(tree.v_star.size());
+          }
+          x[side] = next_state(solve(p, &r0.v).v);
+        }
+        out.B.col(j) = difference(x[0], x[1]) / (2 * hu);
+      }
+      const SapSolverDerivatives lin(P0, r0, params);
+      out.contact_regions = lin.regions();
+      out.scaled_residual = lin.scaled_residual();
+    }
+  } catch (...) {
+    RestoreStep(saved);
+    throw;
+  }
+  RestoreStep(saved);
+  return out;
+}
+
+}  // namespace sapcontact

@@ -1,0 +1,76 @@
+// Derivatives of one simulation step, x+ = f(x, u) (docs/theory.md §21):
+// the layout of MuJoCo's mjd_transitionFD, in tangent space.
+//   x = (dq, v): dq the tangent of the configuration, v the generalized
+//       velocities, both in the order of the step's problem trees (the
+//       moving free bodies in scene order, then the robots with degrees of
+//       freedom), nv entries each. A free body contributes (dp, dtheta) to
+//       dq, where dp [m] moves its centre of mass and dtheta [rad] turns it
+//       about world axes (R' = exp(dtheta) R), and (v, w) to v (world
+//       frame, as BodyState); a robot its joints' coordinates (a floating
+//       base: like a free body, in its parent's axes).
+//   u = generalized forces held during the step, nv entries in the same
+//       order: a free body's force [N] through its centre of mass and torque
+//       [N m] (world axes), a robot's generalized forces (as
+//       TimeStepper::SetAppliedGeneralizedForces).
+//   A = dx+/dx (2 nv x 2 nv), B = dx+/du (2 nv x nv).
+// A robot's carried history (the variational step's momentum p = M(q_prev) v
+// and the previous velocity, docs/theory.md §17) is held, with p moving with
+// v: the derivatives are those of the next Step() from the current state.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "sapcontact/solver/sap/sap_solver_derivatives.h"
+
+namespace sapcontact {
+
+/// How TimeStepper::CalcStepDerivatives computes the derivatives.
+enum class StepDerivativeMethod {
+  /// The contact solve by the implicit function theorem (one Hessian
+  /// factorization, one back-substitution per column); how the problem's
+  /// data (contact points, normals, phi, Jacobians, A, v*) move with x and u
+  /// by central differences of the problem's construction (collision
+  /// detection and free motion, no solve); the position update
+  /// analytically.
+  kImplicit,
+  /// Central differences of whole steps (problem, solve, position update),
+  /// 2 (2 nv + nv) solves: the reference.
+  kFiniteDifferences,
+};
+
+/// Settings of TimeStepper::CalcStepDerivatives (plain struct).
+struct StepDerivativeOptions {
+  StepDerivativeMethod method{StepDerivativeMethod::kImplicit};
+  /// Central-difference steps: configuration [m or rad], velocity [m/s or
+  /// rad/s], generalized force [N or N m]; 0 picks the method's default
+  /// (kImplicit: 1e-7, 1e-7, 1e-4, differences of the problem's data, which
+  /// carry only round-off; kFiniteDifferences: 1e-5, 1e-5, 1e-2, whole
+  /// steps, which carry the solver's tolerance).
+  double position_step{0.0};
+  double velocity_step{0.0};
+  double force_step{0.0};
+  /// Relative tolerance of the step's solves (SapSolverParameters::
+  /// rel_tolerance): the derivatives are those of the optimum.
+  double rel_tolerance{1e-12};
+};
+
+/// The transition's derivatives at one state (header comment for the
+/// layout).
+struct StepDerivatives {
+  Eigen::MatrixXd A;  ///< dx+/dx, 2 nv x 2 nv
+  Eigen::MatrixXd B;  ///< dx+/du, 2 nv x nv
+  /// Name of each of the nv coordinates: "box/x", "box/rz" (free bodies:
+  /// x, y, z, rx, ry, rz), "arm/joint1" (robots; a floating base
+  /// "arm/base/x" ... "arm/base/rz").
+  std::vector<std::string> coordinates;
+  /// The step's contacts, in TimeStepper::last_contacts() order: where each
+  /// one's derivative is taken (SapContactRegion: region, distance to a
+  /// region boundary [m/s], near-rigid).
+  std::vector<SapContactRegion> contact_regions;
+  /// Scaled residual of the step's solve at the linearization.
+  double scaled_residual{0.0};
+};
+
+}  // namespace sapcontact
