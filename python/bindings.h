@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "sapcontact/solver/sap/sap_solver_derivatives.h"
+
 namespace sapcontact::python {
 
 namespace py = pybind11;
@@ -32,6 +34,12 @@ void DefineFclib(py::module_& m);
 void DefineSimulation(py::module_& m);
 /// sweep (sweep_bindings.cc).
 void DefineSweep(py::module_& m);
+
+/// Adds the derivatives' per-contact regions to `out`: "region" (a list of
+/// 'stiction', 'sliding', 'no_contact'), "boundary_distance" (numpy, m/s)
+/// and "near_rigid" (a list of bool) (sap_solver_bindings.cc).
+void AddContactRegions(const std::vector<SapContactRegion>& regions,
+                       py::dict* out);
 
 /// Rewraps every docstring of the module at 72 columns for help() and
 /// names the classes sapcontact.X (docstrings.cc); called last.

@@ -133,23 +133,26 @@ py::dict DerivativesToPython(const SapSolverDerivatives& d) {
   out["dgamma_ddissipation"] = Rows3(J.dgamma_ddissipation);
   out["dgamma_dfriction"] = Rows3(J.dgamma_dfriction);
   out["dgamma_dtime_step"] = ToNumpyRows3(J.dgamma_dtime_step);
-  py::list region;
-  Eigen::VectorXd distance(d.num_contacts());
-  py::list near_rigid;
-  for (int k = 0; k < d.num_contacts(); ++k) {
-    const SapContactRegion& c = d.regions()[k];
-    region.append(RegionName(c.region));
-    distance(k) = c.boundary_distance;
-    near_rigid.append(c.near_rigid);
-  }
-  out["region"] = region;
-  out["boundary_distance"] = ToNumpy(distance);
-  out["near_rigid"] = near_rigid;
+  AddContactRegions(d.regions(), &out);
   out["scaled_residual"] = d.scaled_residual();
   return out;
 }
 
 }  // namespace
+
+void AddContactRegions(const std::vector<SapContactRegion>& regions,
+                       py::dict* out) {
+  py::list region, near_rigid;
+  Eigen::VectorXd distance(regions.size());
+  for (size_t k = 0; k < regions.size(); ++k) {
+    region.append(RegionName(regions[k].region));
+    distance(k) = regions[k].boundary_distance;
+    near_rigid.append(regions[k].near_rigid);
+  }
+  (*out)["region"] = region;
+  (*out)["boundary_distance"] = ToNumpy(distance);
+  (*out)["near_rigid"] = near_rigid;
+}
 
 py::object SapResultsToPython(const SapSolverResults& results) {
   return py::cast(ToPython(results));

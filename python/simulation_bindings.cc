@@ -298,6 +298,56 @@ void DefineSimulation(py::module_& m) {
        "A copy of the last step's contact problem as a SapProblem (solve "
        "it again, with other parameters or another solver).")
       .def(
+          "step_derivatives",
+          [](PySimulation& s, const std::string& method, double position_step,
+             double velocity_step, double force_step, double rel_tolerance) {
+            StepDerivativeOptions o;
+            if (method == "finite_differences") {
+              o.method = StepDerivativeMethod::kFiniteDifferences;
+            } else if (method != "implicit") {
+              throw py::value_error("step_derivatives: method '" + method +
+                                    "' (implicit or finite_differences)");
+            }
+            o.position_step = position_step;
+            o.velocity_step = velocity_step;
+            o.force_step = force_step;
+            o.rel_tolerance = rel_tolerance;
+            StepDerivatives d;
+            {
+              const auto lock = s.Lock();
+              py::gil_scoped_release release;
+              d = s.stepper->CalcStepDerivatives(o);
+            }
+            py::dict out;
+            out["A"] = ToNumpy(d.A);
+            out["B"] = ToNumpy(d.B);
+            out["coordinates"] = d.coordinates;
+            AddContactRegions(d.contact_regions, &out);
+            out["scaled_residual"] = d.scaled_residual;
+            return out;
+          },
+          py::arg("method") = "implicit", py::arg("position_step") = 0.0,
+          py::arg("velocity_step") = 0.0, py::arg("force_step") = 0.0,
+          py::arg("rel_tolerance") = 1e-12,
+          "Derivatives of the next step from the current state, x+ = f(x, "
+          "u), in the layout of MuJoCo's mjd_transitionFD (docs/theory.md "
+          "§21): x = (dq, v), dq the configuration's tangent (a free body: "
+          "dp [m] and a turn dtheta [rad] about world axes; a robot: its "
+          "joints), v the velocities (world frame for bodies), nv each; u "
+          "the generalized forces held during the step (a body's force [N] "
+          "and torque [N m], world axes; a robot's generalized forces). "
+          "Returns a dict: A (2 nv, 2 nv) = dx+/dx, B (2 nv, nv) = dx+/du, "
+          "coordinates (nv names: 'box/x' ... 'box/rz', 'arm/joint1'), the "
+          "step's contacts' region, boundary_distance [m/s] and near_rigid "
+          "(where the derivative is one-sided), scaled_residual. method "
+          "'implicit' (the solve by the implicit function theorem, the "
+          "contact geometry by central differences of the problem's "
+          "construction) or 'finite_differences' (central differences of "
+          "whole steps); steps 0 pick the method's defaults. The simulation "
+          "is left as it was. Raises ValueError with the rigid model or "
+          "sleeping bodies, SimulationError where the step's contacts "
+          "change within the difference steps.")
+      .def(
           "last_results",
           [](PySimulation& s) {
             const auto lock = s.Lock();

@@ -558,6 +558,14 @@ class Simulation:
         """(6, nv): linear velocity of point (link frame), angular velocity."""
     def last_problem(self) -> SapProblem: ...
     def last_results(self) -> SapResults: ...
+    def step_derivatives(
+        self,
+        method: str = "implicit",
+        position_step: float = 0.0,
+        velocity_step: float = 0.0,
+        force_step: float = 0.0,
+        rel_tolerance: float = 1e-12,
+    ) -> Dict[str, Any]: ...  # A (2nv, 2nv), B (2nv, nv), coordinates, region, ...
     def kinetic_energy(self) -> float: ...  # [J]
     def potential_energy(self) -> float: ...  # [J]
 
