@@ -322,6 +322,8 @@ void DefineSimulation(py::module_& m) {
             out["A"] = ToNumpy(d.A);
             out["B"] = ToNumpy(d.B);
             out["coordinates"] = d.coordinates;
+            out["one_sided"] = d.one_sided;
+            out["held_contacts"] = d.held_contacts;
             AddContactRegions(d.contact_regions, &out);
             out["scaled_residual"] = d.scaled_residual;
             return out;
@@ -339,14 +341,18 @@ void DefineSimulation(py::module_& m) {
           "Returns a dict: A (2 nv, 2 nv) = dx+/dx, B (2 nv, nv) = dx+/du, "
           "coordinates (nv names: 'box/x' ... 'box/rz', 'arm/joint1'), the "
           "step's contacts' region, boundary_distance [m/s] and near_rigid "
-          "(where the derivative is one-sided), scaled_residual. method "
+          "(where the derivative is one-sided), one_sided (columns of A whose "
+          "contact set changed on one side: faces in exact alignment, a "
+          "contact at the margin; one-sided there), held_contacts (columns "
+          "whose contact set changed on both sides: the step's contacts held, "
+          "moving with the bodies to first order), scaled_residual. method "
           "'implicit' (the solve by the implicit function theorem, the "
           "contact geometry by central differences of the problem's "
           "construction) or 'finite_differences' (central differences of "
           "whole steps); steps 0 pick the method's defaults. The simulation "
           "is left as it was. Raises ValueError with the rigid model or "
-          "sleeping bodies, SimulationError where the step's contacts "
-          "change within the difference steps.")
+          "sleeping bodies, SimulationError where the step cannot be "
+          "taken.")
       .def(
           "last_results",
           [](PySimulation& s) {

@@ -69,6 +69,21 @@ struct StepDerivatives {
   /// one's derivative is taken (SapContactRegion: region, distance to a
   /// region boundary [m/s], near-rigid).
   std::vector<SapContactRegion> contact_regions;
+  /// Columns of A (coordinates of x, 0 .. 2 nv - 1) whose contact set
+  /// changed on one side of the central difference (faces in exact
+  /// alignment, such as a box resting flat on a box, change their contact
+  /// points under any turn; a contact at the speculative margin appears or
+  /// vanishes): there the step is not differentiable, and the column is the
+  /// one-sided derivative towards the side whose contacts match
+  /// (kImplicit only).
+  std::vector<int> one_sided;
+  /// Columns whose contact set changed on both sides (faces in exact
+  /// alignment turned either way, where the step is not differentiable):
+  /// their derivative holds the step's contacts, moving with the bodies to
+  /// first order (phi0, or v_n0 for a velocity column, changes by the
+  /// normal velocity J_n e of the coordinate's unit motion; contact frames
+  /// and Jacobians held) (kImplicit only).
+  std::vector<int> held_contacts;
   /// Scaled residual of the step's solve at the linearization.
   double scaled_residual{0.0};
 };

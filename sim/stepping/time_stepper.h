@@ -337,10 +337,11 @@ class TimeStepper {
   /// (sim/stepping/step_derivatives.h, docs/theory.md §21). Changes nothing
   /// (state, last_problem(), Contacts() stay as they were). SAP model only.
   /// @throws std::invalid_argument with the rigid-QP model or sleeping
-  ///         bodies; SimulationError if the step cannot be taken, or if
-  ///         the set of contacts changes within the central-difference steps
-  ///         (a contact appearing at the speculative margin: the step is not
-  ///         differentiable there; the message names the coordinate).
+  ///         bodies; SimulationError if the step cannot be taken. Where
+  ///         the contact set changes within a coordinate's central
+  ///         difference (the step is not differentiable there) the column
+  ///         is one-sided or holds the contacts
+  ///         (StepDerivatives::one_sided, held_contacts).
   StepDerivatives CalcStepDerivatives(
       const StepDerivativeOptions& options = {});
 

@@ -55,3 +55,21 @@ def test_controller_example_fails_when_it_cannot_reach(source_dir):
     r = run_example(source_dir, "push_box_to_target.py", "--duration", "0.5")
     assert r.returncode == 1, r.stdout + r.stderr
     assert "FAILED: the box did not reach the target" in r.stderr
+
+
+def test_optimization_example_pushes_the_box_with_exact_gradients(
+        source_dir):
+    r = run_example(source_dir, "optimize_push.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "OK: the box ends at the target at rest" in r.stdout
+    agreement = [line for line in r.stdout.splitlines()
+                 if "largest difference" in line]
+    assert len(agreement) == 1
+    assert float(agreement[0].split("largest difference ")[1].split()[0]) \
+        < 1e-4
+    finals = [line for line in r.stdout.splitlines()
+              if line.startswith("final (")]
+    assert len(finals) == 2
+    for line in finals:
+        millimetres = float(line.split(" mm from the target")[0].split()[-1])
+        assert millimetres < 1.0
