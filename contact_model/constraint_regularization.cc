@@ -137,7 +137,7 @@ ConstraintRow ActuationRow(double q0, double q_d, double v_d, double u0,
   return Row(R, v_hat, -dt * effort_limit, dt * effort_limit, near_rigid);
 }
 
-ConstraintRowTimeStepDerivative LimitRowTimeStepDerivative(
+ConstraintRowDerivative LimitRowTimeStepDerivative(
     double g0, double stiffness, double dissipation_time_scale, double dt,
     double w, double beta) {
   // tau < 0 means tau = dt: then d(dt + tau)/d dt = 2.
@@ -146,7 +146,7 @@ ConstraintRowTimeStepDerivative LimitRowTimeStepDerivative(
   const double T = dt + tau, dT = tau_is_dt ? 2.0 : 1.0;
   const double compliant =
       std::isinf(stiffness) ? 0.0 : 1.0 / (dt * stiffness * T);
-  ConstraintRowTimeStepDerivative d;
+  ConstraintRowDerivative d;
   if (!(Floor(w, beta) >= compliant)) {
     d.R = -compliant * (1.0 / dt + dT / T);
   }
@@ -154,13 +154,15 @@ ConstraintRowTimeStepDerivative LimitRowTimeStepDerivative(
   return d;
 }
 
-ConstraintRowTimeStepDerivative HolonomicRowTimeStepDerivative(
-    double g0, double stiffness, double relaxation_time, double dt, double w,
-    double beta) {
+ConstraintRowDerivative HolonomicRowTimeStepDerivative(double g0,
+                                                       double stiffness,
+                                                       double relaxation_time,
+                                                       double dt, double w,
+                                                       double beta) {
   const double compliant =
       std::isinf(stiffness) ? 0.0
                             : 1.0 / (dt * (dt + relaxation_time) * stiffness);
-  ConstraintRowTimeStepDerivative d;
+  ConstraintRowDerivative d;
   if (Floor(w, beta) >= compliant) {
     // R is the floor (no dt); tau <- dt: v_hat = -g0 / (2 dt).
     d.v_hat = g0 / (2.0 * dt * dt);
@@ -172,13 +174,13 @@ ConstraintRowTimeStepDerivative HolonomicRowTimeStepDerivative(
   return d;
 }
 
-ConstraintRowTimeStepDerivative ActuationRowTimeStepDerivative(
+ConstraintRowDerivative ActuationRowTimeStepDerivative(
     double q0, double q_d, double v_d, double u0, double kp, double kd,
     double effort_limit, double dt, double w, double beta) {
   const double c = dt * kp + kd;
   const double floor = Floor(w, beta);
   const double pd = kp * (q_d - q0) + kd * v_d;
-  ConstraintRowTimeStepDerivative d;
+  ConstraintRowDerivative d;
   if (1.0 / (dt * c) < floor) {
     // Gains scaled by s = 1 / (dt c floor): R = floor, v_hat = pd / c + u0
     // dt floor.
@@ -196,9 +198,59 @@ ConstraintRowTimeStepDerivative ActuationRowTimeStepDerivative(
   return d;
 }
 
-double RowImpulseTimeStepDerivative(const ConstraintRow& row,
-                                    const ConstraintRowTimeStepDerivative& d,
-                                    double v) {
+ConstraintRowDerivative LimitRowGapDerivative(double dissipation_time_scale,
+                                              double dt) {
+  const double tau = dissipation_time_scale < 0 ? dt : dissipation_time_scale;
+  ConstraintRowDerivative d;
+  d.v_hat = -1.0 / (dt + tau);
+  return d;
+}
+
+ConstraintRowDerivative HolonomicRowGapDerivative(double stiffness,
+                                                  double relaxation_time,
+                                                  double dt, double w,
+                                                  double beta) {
+  const double compliant =
+      std::isinf(stiffness) ? 0.0
+                            : 1.0 / (dt * (dt + relaxation_time) * stiffness);
+  const double tau = Floor(w, beta) >= compliant ? dt : relaxation_time;
+  ConstraintRowDerivative d;
+  d.v_hat = -1.0 / (dt + tau);
+  return d;
+}
+
+ActuationRowDerivatives ActuationRowParameterDerivatives(
+    double q0, double q_d, double v_d, double u0, double kp, double kd,
+    double effort_limit, double dt, double w, double beta) {
+  const double c = dt * kp + kd;
+  const double floor = Floor(w, beta);
+  const double pd = kp * (q_d - q0) + kd * v_d;
+  ActuationRowDerivatives d;
+  d.target.v_hat = kp / c;
+  d.target_velocity.v_hat = kd / c;
+  if (1.0 / (dt * c) < floor) {
+    // Gains scaled to the floor: R = floor, v_hat = pd / c + u0 dt floor.
+    d.feedforward.v_hat = dt * floor;
+    d.kp.v_hat = ((q_d - q0) * c - pd * dt) / (c * c);
+    d.kd.v_hat = (v_d * c - pd) / (c * c);
+  } else {
+    const double R = 1.0 / (dt * c);
+    const double v_hat = (pd + u0) / c;
+    d.feedforward.v_hat = 1.0 / c;
+    d.kp.R = -R * dt / c;
+    d.kp.v_hat = (q_d - q0 - v_hat * dt) / c;
+    d.kd.R = -R / c;
+    d.kd.v_hat = (v_d - v_hat) / c;
+  }
+  if (std::isfinite(effort_limit)) {
+    d.effort_limit.lower = -dt;
+    d.effort_limit.upper = dt;
+  }
+  return d;
+}
+
+double RowImpulseDerivative(const ConstraintRow& row,
+                            const ConstraintRowDerivative& d, double v) {
   // The branches of ConstraintRow::Evaluate.
   const double y = (row.v_hat - v) * row.inverse_R;
   if (y > row.upper) return d.upper;

@@ -43,35 +43,56 @@ ConstraintRow ActuationRow(double q0, double q_d, double v_d, double u0,
                            double w, double beta,
                            const std::string& context = "");
 
-/// The derivatives with respect to the time step dt of a row's R, v_hat and
-/// impulse bounds (each per second), as the builders above compute them:
-/// the branch they take (compliant or near-rigid floor) is differentiated,
-/// so the value is one-sided where the two meet. Used by the solve's
+/// The derivatives of a row's R, v_hat and impulse bounds with respect to
+/// one parameter (per unit of it), as the builders above compute them: the
+/// branch they take (compliant or near-rigid floor) is differentiated, so
+/// the value is one-sided where the two meet. Used by the solve's
 /// derivatives (solver/sap/sap_solver_derivatives.h; docs/theory.md §20).
-struct ConstraintRowTimeStepDerivative {
+struct ConstraintRowDerivative {
   double R{0.0};
   double v_hat{0.0};
   double lower{0.0};
   double upper{0.0};
 };
 /// d/d dt of LimitRow's constants (same arguments, already validated).
-ConstraintRowTimeStepDerivative LimitRowTimeStepDerivative(
+ConstraintRowDerivative LimitRowTimeStepDerivative(
     double g0, double stiffness, double dissipation_time_scale, double dt,
     double w, double beta);
 /// d/d dt of HolonomicRow's constants (bounds do not depend on dt).
-ConstraintRowTimeStepDerivative HolonomicRowTimeStepDerivative(
-    double g0, double stiffness, double relaxation_time, double dt, double w,
-    double beta);
+ConstraintRowDerivative HolonomicRowTimeStepDerivative(double g0,
+                                                       double stiffness,
+                                                       double relaxation_time,
+                                                       double dt, double w,
+                                                       double beta);
 /// d/d dt of ActuationRow's constants.
-ConstraintRowTimeStepDerivative ActuationRowTimeStepDerivative(
+ConstraintRowDerivative ActuationRowTimeStepDerivative(
+    double q0, double q_d, double v_d, double u0, double kp, double kd,
+    double effort_limit, double dt, double w, double beta);
+/// d/d g0 of LimitRow's constants (v_hat = -g0 / (dt + tau)).
+ConstraintRowDerivative LimitRowGapDerivative(double dissipation_time_scale,
+                                              double dt);
+/// d/d g0 of HolonomicRow's constants (tau <- dt on the floor).
+ConstraintRowDerivative HolonomicRowGapDerivative(double stiffness,
+                                                  double relaxation_time,
+                                                  double dt, double w,
+                                                  double beta);
+/// d/d (each argument) of ActuationRow's constants: target q_d [rad or m],
+/// target velocity v_d, feed-forward u0, gains kp and kd, effort limit e
+/// (zero when infinite); on the near-rigid floor (gains scaled together) R
+/// is the floor's and v_hat = (kp (q_d - q0) + kd v_d) / (dt kp + kd) + u0
+/// dt floor.
+struct ActuationRowDerivatives {
+  ConstraintRowDerivative target, target_velocity, feedforward, kp, kd,
+      effort_limit;
+};
+ActuationRowDerivatives ActuationRowParameterDerivatives(
     double q0, double q_d, double v_d, double u0, double kp, double kd,
     double effort_limit, double dt, double w, double beta);
 /// d gamma / d dt at fixed row velocity v of `row` (ConstraintRow::Evaluate)
 /// whose constants change by `d` per unit of dt: inside the bounds
 /// (dv_hat - y dR) / R with y = (v_hat - v) / R, at a bound that bound's
 /// derivative.
-double RowImpulseTimeStepDerivative(const ConstraintRow& row,
-                                    const ConstraintRowTimeStepDerivative& d,
-                                    double v);
+double RowImpulseDerivative(const ConstraintRow& row,
+                            const ConstraintRowDerivative& d, double v);
 
 }  // namespace sapcontact

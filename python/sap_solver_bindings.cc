@@ -133,6 +133,30 @@ py::dict DerivativesToPython(const SapSolverDerivatives& d) {
   out["dgamma_ddissipation"] = Rows3(J.dgamma_ddissipation);
   out["dgamma_dfriction"] = Rows3(J.dgamma_dfriction);
   out["dgamma_dtime_step"] = ToNumpyRows3(J.dgamma_dtime_step);
+  // The rows' parameters (columns: the rows of that kind, problem order).
+  const std::pair<const char*, const Eigen::MatrixXd*> rows[][2] = {
+      {{"dv_dlimit_g0", &J.dv_dlimit_g0},
+       {"dgamma_dlimit_g0", &J.dgamma_dlimit_g0}},
+      {{"dv_dholonomic_g0", &J.dv_dholonomic_g0},
+       {"dgamma_dholonomic_g0", &J.dgamma_dholonomic_g0}},
+      {{"dv_dactuation_target", &J.dv_dactuation_target},
+       {"dgamma_dactuation_target", &J.dgamma_dactuation_target}},
+      {{"dv_dactuation_target_velocity", &J.dv_dactuation_target_velocity},
+       {"dgamma_dactuation_target_velocity",
+        &J.dgamma_dactuation_target_velocity}},
+      {{"dv_dactuation_feedforward", &J.dv_dactuation_feedforward},
+       {"dgamma_dactuation_feedforward", &J.dgamma_dactuation_feedforward}},
+      {{"dv_dactuation_kp", &J.dv_dactuation_kp},
+       {"dgamma_dactuation_kp", &J.dgamma_dactuation_kp}},
+      {{"dv_dactuation_kd", &J.dv_dactuation_kd},
+       {"dgamma_dactuation_kd", &J.dgamma_dactuation_kd}},
+      {{"dv_dactuation_effort_limit", &J.dv_dactuation_effort_limit},
+       {"dgamma_dactuation_effort_limit",
+        &J.dgamma_dactuation_effort_limit}}};
+  for (const auto& pair : rows) {
+    out[pair[0].first] = ToNumpy(*pair[0].second);
+    out[pair[1].first] = Rows3(*pair[1].second);
+  }
   AddContactRegions(d.regions(), &out);
   out["scaled_residual"] = d.scaled_residual();
   return out;
@@ -261,7 +285,11 @@ void DefineSapSolver(py::module_& m) {
           "of float64 arrays: dv_dvstar (nv, nv), dv_dphi0, dv_dstiffness, "
           "dv_ddissipation, dv_dfriction (nv, nc), dv_dtime_step (nv,); "
           "dgamma_dvstar (nc, 3, nv), dgamma_dphi0 ... (nc, 3, nc), "
-          "dgamma_dtime_step (nc, 3); per contact 'region' ('stiction', "
+          "dgamma_dtime_step (nc, 3); for the rows of limits, holonomic "
+          "constraints and actuation dv_dlimit_g0, dv_dholonomic_g0, "
+          "dv_dactuation_target, _target_velocity, _feedforward, _kp, _kd, "
+          "_effort_limit (nv, rows of that kind) and the same for gamma; per "
+          "contact 'region' ('stiction', "
           "'sliding' or 'no_contact'), 'boundary_distance' [m/s] (the change "
           "of contact velocity that would change the region: the derivative "
           "is one-sided there) and 'near_rigid' (stiffness derivative 0); "
@@ -296,6 +324,17 @@ void DefineSapSolver(py::module_& m) {
             out["dL_ddissipation"] = ToNumpy(g.dissipation);
             out["dL_dfriction"] = ToNumpy(g.friction);
             out["dL_dtime_step"] = g.time_step;
+            out["dL_dlimit_g0"] = ToNumpy(g.limit_g0);
+            out["dL_dholonomic_g0"] = ToNumpy(g.holonomic_g0);
+            out["dL_dactuation_target"] = ToNumpy(g.actuation_target);
+            out["dL_dactuation_target_velocity"] =
+                ToNumpy(g.actuation_target_velocity);
+            out["dL_dactuation_feedforward"] =
+                ToNumpy(g.actuation_feedforward);
+            out["dL_dactuation_kp"] = ToNumpy(g.actuation_kp);
+            out["dL_dactuation_kd"] = ToNumpy(g.actuation_kd);
+            out["dL_dactuation_effort_limit"] =
+                ToNumpy(g.actuation_effort_limit);
             return out;
           },
           py::arg("problem"), py::arg("results"), py::arg("dL_dv") = py::none(),
@@ -304,8 +343,9 @@ void DefineSapSolver(py::module_& m) {
           "to the solve's v (nv,) and gamma ((nc, 3) or (3 nc,)), either None "
           "for zero, returns dL/dtheta for every parameter at once (one "
           "back-substitution): a dict with dL_dvstar (nv,), dL_dphi0, "
-          "dL_dstiffness, dL_ddissipation, dL_dfriction (nc,) and "
-          "dL_dtime_step (float).")
+          "dL_dstiffness, dL_ddissipation, dL_dfriction (nc,), "
+          "dL_dtime_step (float) and the rows' dL_dlimit_g0, "
+          "dL_dholonomic_g0, dL_dactuation_target ... (per row).")
       .def_property_readonly(
           "total_symbolic_analyses",
           [](const PySapSolver& s) {

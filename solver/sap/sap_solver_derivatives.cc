@@ -90,37 +90,60 @@ SapSolverDerivatives::SapSolverDerivatives(const SapProblem& problem,
     regions_[k].boundary_distance = partials_[k].boundary_distance;
     regions_[k].near_rigid = partials_[k].near_rigid;
   }
-  // The rows' d gamma / d dt at fixed v_c, in the model's row order
-  // (limits, holonomic, actuation; SapModel::AddConstraints).
+  // The rows' d gamma / d dt and / d (their parameters) at fixed v_c, in
+  // the model's row order (limits, holonomic, actuation;
+  // SapModel::AddConstraints).
   const double beta = reg.constraint_near_rigid_threshold;
   const std::vector<ConstraintRow>& rows = model_.rows();
   row_dt_.resize(rows.size());
+  row_partials_.assign(rows.size(), RowPartials{});
   int i = 0;
   const int r0 = model_.row_offset();
-  auto add_row = [&](const ConstraintRowTimeStepDerivative& d) {
-    row_dt_(i) = RowImpulseTimeStepDerivative(rows[i], d, v_c_(r0 + i));
+  auto impulse = [&](const ConstraintRowDerivative& d) {
+    return RowImpulseDerivative(rows[i], d, v_c_(r0 + i));
+  };
+  auto next_row = [&](int kind) {
+    row_partials_[i].kind = kind;
+    row_partials_[i].index = num_rows_[kind]++;
     ++i;
   };
   for (const LimitConstraint& c : problem.limits) {
     for (int j = 0; j < c.g0.size(); ++j) {
-      add_row(LimitRowTimeStepDerivative(c.g0(j), c.stiffness,
-                                         c.dissipation_time_scale, dt,
-                                         model_.row_delassus()[i], beta));
+      const double w = model_.row_delassus()[i];
+      row_dt_(i) = impulse(LimitRowTimeStepDerivative(
+          c.g0(j), c.stiffness, c.dissipation_time_scale, dt, w, beta));
+      row_partials_[i].g0 =
+          impulse(LimitRowGapDerivative(c.dissipation_time_scale, dt));
+      next_row(0);
     }
   }
   for (const HolonomicConstraint& c : problem.holonomic) {
     for (int j = 0; j < c.g0.size(); ++j) {
-      add_row(HolonomicRowTimeStepDerivative(c.g0(j), c.stiffness,
-                                             c.relaxation_time, dt,
-                                             model_.row_delassus()[i], beta));
+      const double w = model_.row_delassus()[i];
+      row_dt_(i) = impulse(HolonomicRowTimeStepDerivative(
+          c.g0(j), c.stiffness, c.relaxation_time, dt, w, beta));
+      row_partials_[i].g0 = impulse(HolonomicRowGapDerivative(
+          c.stiffness, c.relaxation_time, dt, w, beta));
+      next_row(1);
     }
   }
   for (const ActuationConstraint& c : problem.actuation) {
     for (int j = 0; j < c.position.size(); ++j) {
-      add_row(ActuationRowTimeStepDerivative(
+      const double w = model_.row_delassus()[i];
+      row_dt_(i) = impulse(ActuationRowTimeStepDerivative(
           c.position(j), c.target(j), c.target_velocity(j), c.feedforward(j),
-          c.kp(j), c.kd(j), c.effort_limit(j), dt, model_.row_delassus()[i],
-          beta));
+          c.kp(j), c.kd(j), c.effort_limit(j), dt, w, beta));
+      const ActuationRowDerivatives a = ActuationRowParameterDerivatives(
+          c.position(j), c.target(j), c.target_velocity(j), c.feedforward(j),
+          c.kp(j), c.kd(j), c.effort_limit(j), dt, w, beta);
+      RowPartials& P = row_partials_[i];
+      P.target = impulse(a.target);
+      P.target_velocity = impulse(a.target_velocity);
+      P.feedforward = impulse(a.feedforward);
+      P.kp = impulse(a.kp);
+      P.kd = impulse(a.kd);
+      P.effort_limit = impulse(a.effort_limit);
+      next_row(2);
     }
   }
 
@@ -138,6 +161,18 @@ SapSolverDerivatives::SapSolverDerivatives(const SapProblem& problem,
   }
 }
 
+void SapSolverDerivatives::CheckRows(const SapParameterVector& d) const {
+  CheckSize(d.limit_g0, num_rows_[0], "limit_g0");
+  CheckSize(d.holonomic_g0, num_rows_[1], "holonomic_g0");
+  CheckSize(d.actuation_target, num_rows_[2], "actuation_target");
+  CheckSize(d.actuation_target_velocity, num_rows_[2],
+            "actuation_target_velocity");
+  CheckSize(d.actuation_feedforward, num_rows_[2], "actuation_feedforward");
+  CheckSize(d.actuation_kp, num_rows_[2], "actuation_kp");
+  CheckSize(d.actuation_kd, num_rows_[2], "actuation_kd");
+  CheckSize(d.actuation_effort_limit, num_rows_[2], "actuation_effort_limit");
+}
+
 void SapSolverDerivatives::Solve(Eigen::VectorXd* b) const {
   if (factorization_) factorization_->SolveInPlace(b);
 }
@@ -152,7 +187,24 @@ void SapSolverDerivatives::ParameterImpulses(const SapParameterVector& d,
         P.dissipation * At(d.dissipation, k) + P.friction * At(d.friction, k) +
         P.time_step * d.time_step;
   }
-  psi->tail(row_dt_.size()) = row_dt_ * d.time_step;
+  const int r0 = model_.row_offset();
+  for (size_t i = 0; i < row_partials_.size(); ++i) {
+    const RowPartials& P = row_partials_[i];
+    double& p = (*psi)(r0 + i);
+    p = row_dt_(i) * d.time_step;
+    if (P.kind == 0) {
+      p += P.g0 * At(d.limit_g0, P.index);
+    } else if (P.kind == 1) {
+      p += P.g0 * At(d.holonomic_g0, P.index);
+    } else {
+      p += P.target * At(d.actuation_target, P.index) +
+           P.target_velocity * At(d.actuation_target_velocity, P.index) +
+           P.feedforward * At(d.actuation_feedforward, P.index) +
+           P.kp * At(d.actuation_kp, P.index) +
+           P.kd * At(d.actuation_kd, P.index) +
+           P.effort_limit * At(d.actuation_effort_limit, P.index);
+    }
+  }
 }
 
 SapSolutionVector SapSolverDerivatives::Apply(
@@ -162,6 +214,7 @@ SapSolutionVector SapSolverDerivatives::Apply(
   CheckSize(d.stiffness, nc_, "stiffness");
   CheckSize(d.dissipation, nc_, "dissipation");
   CheckSize(d.friction, nc_, "friction");
+  CheckRows(d);
   // H dv = A dv* + J' psi; d gamma = -G J dv + psi.
   Eigen::VectorXd psi, rhs, dv_star;
   ParameterImpulses(d, &psi);
@@ -233,6 +286,30 @@ SapParameterVector SapSolverDerivatives::ApplyTranspose(
     g.time_step += P.time_step.dot(m);
   }
   g.time_step += row_dt_.dot(mu.tail(row_dt_.size()));
+  g.limit_g0.setZero(num_rows_[0]);
+  g.holonomic_g0.setZero(num_rows_[1]);
+  for (Eigen::VectorXd* x : {&g.actuation_target, &g.actuation_target_velocity,
+                             &g.actuation_feedforward, &g.actuation_kp,
+                             &g.actuation_kd, &g.actuation_effort_limit}) {
+    x->setZero(num_rows_[2]);
+  }
+  const int r0 = model_.row_offset();
+  for (size_t i = 0; i < row_partials_.size(); ++i) {
+    const RowPartials& P = row_partials_[i];
+    const double m = mu(r0 + i);
+    if (P.kind == 0) {
+      g.limit_g0(P.index) = P.g0 * m;
+    } else if (P.kind == 1) {
+      g.holonomic_g0(P.index) = P.g0 * m;
+    } else {
+      g.actuation_target(P.index) = P.target * m;
+      g.actuation_target_velocity(P.index) = P.target_velocity * m;
+      g.actuation_feedforward(P.index) = P.feedforward * m;
+      g.actuation_kp(P.index) = P.kp * m;
+      g.actuation_kd(P.index) = P.kd * m;
+      g.actuation_effort_limit(P.index) = P.effort_limit * m;
+    }
+  }
   return g;
 }
 
@@ -250,12 +327,12 @@ SapSolutionJacobians SapSolverDerivatives::Jacobians() const {
     d.v_star(j) = 0.0;
   }
   d.v_star.resize(0);
-  auto per_contact = [&](Eigen::VectorXd SapParameterVector::*field,
-                         Eigen::MatrixXd* dv, Eigen::MatrixXd* dgamma) {
-    dv->resize(nv_, nc_);
-    dgamma->resize(3 * nc_, nc_);
-    d.*field = Eigen::VectorXd::Zero(nc_);
-    for (int k = 0; k < nc_; ++k) {
+  auto per_entry = [&](Eigen::VectorXd SapParameterVector::*field, int count,
+                       Eigen::MatrixXd* dv, Eigen::MatrixXd* dgamma) {
+    dv->resize(nv_, count);
+    dgamma->resize(3 * nc_, count);
+    d.*field = Eigen::VectorXd::Zero(count);
+    for (int k = 0; k < count; ++k) {
       (d.*field)(k) = 1.0;
       const SapSolutionVector s = Apply(d);
       dv->col(k) = s.v;
@@ -264,13 +341,25 @@ SapSolutionJacobians SapSolverDerivatives::Jacobians() const {
     }
     (d.*field).resize(0);
   };
-  per_contact(&SapParameterVector::phi0, &J.dv_dphi0, &J.dgamma_dphi0);
-  per_contact(&SapParameterVector::stiffness, &J.dv_dstiffness,
-              &J.dgamma_dstiffness);
-  per_contact(&SapParameterVector::dissipation, &J.dv_ddissipation,
-              &J.dgamma_ddissipation);
-  per_contact(&SapParameterVector::friction, &J.dv_dfriction,
-              &J.dgamma_dfriction);
+  using P = SapParameterVector;
+  per_entry(&P::phi0, nc_, &J.dv_dphi0, &J.dgamma_dphi0);
+  per_entry(&P::stiffness, nc_, &J.dv_dstiffness, &J.dgamma_dstiffness);
+  per_entry(&P::dissipation, nc_, &J.dv_ddissipation, &J.dgamma_ddissipation);
+  per_entry(&P::friction, nc_, &J.dv_dfriction, &J.dgamma_dfriction);
+  per_entry(&P::limit_g0, num_rows_[0], &J.dv_dlimit_g0, &J.dgamma_dlimit_g0);
+  per_entry(&P::holonomic_g0, num_rows_[1], &J.dv_dholonomic_g0,
+            &J.dgamma_dholonomic_g0);
+  const int na = num_rows_[2];
+  per_entry(&P::actuation_target, na, &J.dv_dactuation_target,
+            &J.dgamma_dactuation_target);
+  per_entry(&P::actuation_target_velocity, na, &J.dv_dactuation_target_velocity,
+            &J.dgamma_dactuation_target_velocity);
+  per_entry(&P::actuation_feedforward, na, &J.dv_dactuation_feedforward,
+            &J.dgamma_dactuation_feedforward);
+  per_entry(&P::actuation_kp, na, &J.dv_dactuation_kp, &J.dgamma_dactuation_kp);
+  per_entry(&P::actuation_kd, na, &J.dv_dactuation_kd, &J.dgamma_dactuation_kd);
+  per_entry(&P::actuation_effort_limit, na, &J.dv_dactuation_effort_limit,
+            &J.dgamma_dactuation_effort_limit);
   d.time_step = 1.0;
   const SapSolutionVector s = Apply(d);
   J.dv_dtime_step = s.v;
@@ -430,13 +519,12 @@ SapSolutionVector SapSolverDerivatives::ApplyAlong(const SapProblem& plus,
   for (int i = 0; i < static_cast<int>(model_.rows().size()); ++i) {
     const ConstraintRow& a = mp.rows()[i];
     const ConstraintRow& b = mm.rows()[i];
-    ConstraintRowTimeStepDerivative d;  // here: per unit of e, not of dt
+    ConstraintRowDerivative d;  // here: per unit of e, not of dt
     d.R = (a.R - b.R) * inv2h;
     d.v_hat = (a.v_hat - b.v_hat) * inv2h;
     d.lower = std::isfinite(a.lower) ? (a.lower - b.lower) * inv2h : 0.0;
     d.upper = std::isfinite(a.upper) ? (a.upper - b.upper) * inv2h : 0.0;
-    psi(r0 + i) =
-        RowImpulseTimeStepDerivative(model_.rows()[i], d, v_c_(r0 + i));
+    psi(r0 + i) = RowImpulseDerivative(model_.rows()[i], d, v_c_(r0 + i));
   }
   // The impulses' total change at fixed v: psi - G (dJ v + db).
   Eigen::VectorXd dgamma_fixed_v = psi;

@@ -4,8 +4,10 @@
 // implicit function theorem
 //   H dv = A dv* + J' (d gamma / d theta) d theta,   H = A + J' G J,
 //   d gamma = -G J dv + (d gamma / d theta) d theta,
-// with d gamma / d theta the contact's partials at fixed v_c
-// (contact_model/contact_impulse_partials.h). One factorization of H at the
+// with d gamma / d theta the constraints' partials at fixed v_c
+// (contact_model/contact_impulse_partials.h for contacts,
+// contact_model/constraint_regularization.h for the rows of limits,
+// holonomic constraints and PD actuation). One factorization of H at the
 // solution serves every derivative: forward mode (Jacobian-vector products
 // and whole Jacobians, one back-substitution per column) and reverse mode
 // (vector-Jacobian products: one back-substitution for all parameters).
@@ -22,6 +24,7 @@
 #include <memory>
 #include <vector>
 
+#include "sapcontact/contact_model/constraint_regularization.h"
 #include "sapcontact/contact_model/contact_impulse_partials.h"
 #include "sapcontact/solver/linear_algebra/hessian_factorization.h"
 #include "sapcontact/solver/sap/sap_model.h"
@@ -46,6 +49,19 @@ struct SapParameterVector {
   /// The time step dt [s] (every constraint's regularization and v_hat;
   /// v* and A are data, held fixed).
   double time_step{0.0};
+  /// Per row of the limits (LimitConstraint::g0 stacked in problem order)
+  /// and of the holonomic constraints: the gap g0 [m or rad].
+  Eigen::VectorXd limit_g0;
+  Eigen::VectorXd holonomic_g0;
+  /// Per row of the actuation constraints (ActuationConstraint's vectors
+  /// stacked in problem order): target [rad or m], target velocity,
+  /// feed-forward effort [N m or N], gains kp, kd and the effort limit.
+  Eigen::VectorXd actuation_target;
+  Eigen::VectorXd actuation_target_velocity;
+  Eigen::VectorXd actuation_feedforward;
+  Eigen::VectorXd actuation_kp;
+  Eigen::VectorXd actuation_kd;
+  Eigen::VectorXd actuation_effort_limit;
 };
 
 /// The change of a solve's outputs (forward mode) or their loss gradients
@@ -69,6 +85,17 @@ struct SapSolutionJacobians {
   Eigen::MatrixXd dgamma_ddissipation;  ///< 3 nc x nc
   Eigen::MatrixXd dgamma_dfriction;     ///< 3 nc x nc
   Eigen::VectorXd dgamma_dtime_step;    ///< 3 nc
+  /// With respect to the rows' parameters (SapParameterVector's order):
+  /// nv x rows and 3 nc x rows of that kind.
+  Eigen::MatrixXd dv_dlimit_g0, dgamma_dlimit_g0;
+  Eigen::MatrixXd dv_dholonomic_g0, dgamma_dholonomic_g0;
+  Eigen::MatrixXd dv_dactuation_target, dgamma_dactuation_target;
+  Eigen::MatrixXd dv_dactuation_target_velocity,
+      dgamma_dactuation_target_velocity;
+  Eigen::MatrixXd dv_dactuation_feedforward, dgamma_dactuation_feedforward;
+  Eigen::MatrixXd dv_dactuation_kp, dgamma_dactuation_kp;
+  Eigen::MatrixXd dv_dactuation_kd, dgamma_dactuation_kd;
+  Eigen::MatrixXd dv_dactuation_effort_limit, dgamma_dactuation_effort_limit;
 };
 
 /// Where each contact's derivative is taken.
@@ -123,7 +150,8 @@ class SapSolverDerivatives {
   ///         contacts and their trees, constraint rows) or h <= 0.
   SapSolutionVector ApplyAlong(const SapProblem& plus, const SapProblem& minus,
                                double h) const;
-  /// Every Jacobian (nv + 4 nc + 1 solves).
+  /// Every Jacobian (one back-substitution per column: nv + 4 nc + 1 +
+  /// the rows' parameters).
   SapSolutionJacobians Jacobians() const;
 
   /// Per contact: its region, distance to a region boundary, near-rigid.
@@ -134,6 +162,8 @@ class SapSolverDerivatives {
   double scaled_residual() const { return scaled_residual_; }
 
  private:
+  // Throws if a row parameter vector has the wrong size.
+  void CheckRows(const SapParameterVector& d) const;
   // Solves H x = b in the model's (participating) velocities.
   void Solve(Eigen::VectorXd* b) const;
   // Per contact: d gamma_k / d theta at fixed v_c, as the 3-vector for the
@@ -149,8 +179,20 @@ class SapSolverDerivatives {
   SapModel::ConstraintHessians G_;
   std::unique_ptr<HessianFactorization> factorization_;
   std::vector<ContactImpulsePartials> partials_;
-  // d gamma_row / d dt at fixed v_c, per row (model order).
+  // Per row (model order: limits, holonomic, actuation): d gamma_row / d
+  // dt and / d (its own parameter p) at fixed v_c, which parameter vector
+  // p belongs to (0 limit g0, 1 holonomic g0, 2 actuation) and the row's
+  // index in it.
   Eigen::VectorXd row_dt_;
+  struct RowPartials {
+    int kind{0};
+    int index{0};
+    double g0{0.0};
+    double target{0.0}, target_velocity{0.0}, feedforward{0.0}, kp{0.0},
+        kd{0.0}, effort_limit{0.0};
+  };
+  std::vector<RowPartials> row_partials_;
+  int num_rows_[3] = {0, 0, 0};
   std::vector<SapContactRegion> regions_;
   double scaled_residual_{0.0};
 };

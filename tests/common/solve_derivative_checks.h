@@ -147,6 +147,71 @@ inline void CheckAllJacobians(const SapProblem& problem,
     ExpectClose(J.dgamma_dfriction.col(k), fd.gamma, fd.resolution_gamma, 1e-6,
                 "dgamma/dmu" + ks);
   }
+  // The rows' parameters: each row of each kind, perturbed in place.
+  auto check_rows = [&](const char* what, int count, const Eigen::MatrixXd& dv,
+                        const Eigen::MatrixXd& dgamma, double h,
+                        const std::function<double*(SapProblem*, int)>& at) {
+    ASSERT_EQ(dv.cols(), count) << what;
+    for (int j = 0; j < count; ++j) {
+      if (!std::isfinite(*at(const_cast<SapProblem*>(&problem), j))) continue;
+      const Solution fd =
+          CentralDifference(problem, r.v, h * step_scale,
+                            [&](SapProblem* p, double t) { *at(p, j) += t; });
+      const std::string js = std::string(what) + " row " + std::to_string(j);
+      ExpectClose(dv.col(j), fd.v, fd.resolution_v, 1e-9, "dv/d" + js);
+      ExpectClose(dgamma.col(j), fd.gamma, fd.resolution_gamma, 1e-12,
+                  "dgamma/d" + js);
+    }
+  };
+  // Row j of a kind: its constraint and the row within it.
+  auto row_of = [](auto& constraints, int j, auto rows_of) {
+    for (auto& c : constraints) {
+      if (j < rows_of(c)) return std::make_pair(&c, j);
+      j -= rows_of(c);
+    }
+    return std::make_pair(static_cast<decltype(&constraints[0])>(nullptr), 0);
+  };
+  auto g0_rows = [](const auto& c) { return static_cast<int>(c.g0.size()); };
+  auto act_rows = [](const ActuationConstraint& c) {
+    return static_cast<int>(c.position.size());
+  };
+  int n_limit = 0, n_hol = 0, n_act = 0;
+  for (const auto& c : problem.limits) n_limit += g0_rows(c);
+  for (const auto& c : problem.holonomic) n_hol += g0_rows(c);
+  for (const auto& c : problem.actuation) n_act += act_rows(c);
+  check_rows("limit g0", n_limit, J.dv_dlimit_g0, J.dgamma_dlimit_g0, 1e-9,
+             [&](SapProblem* p, int j) {
+               auto [c, i] = row_of(p->limits, j, g0_rows);
+               return &c->g0(i);
+             });
+  check_rows("holonomic g0", n_hol, J.dv_dholonomic_g0, J.dgamma_dholonomic_g0,
+             1e-9, [&](SapProblem* p, int j) {
+               auto [c, i] = row_of(p->holonomic, j, g0_rows);
+               return &c->g0(i);
+             });
+  auto actuation =
+      [&](const char* what, Eigen::VectorXd ActuationConstraint::*field,
+          const Eigen::MatrixXd& dv, const Eigen::MatrixXd& dg, double h) {
+        check_rows(what, n_act, dv, dg, h, [&, field](SapProblem* p, int j) {
+          auto [c, i] = row_of(p->actuation, j, act_rows);
+          return &((*c).*field)(i);
+        });
+      };
+  actuation("actuation target", &ActuationConstraint::target,
+            J.dv_dactuation_target, J.dgamma_dactuation_target, 1e-7);
+  actuation("actuation target velocity", &ActuationConstraint::target_velocity,
+            J.dv_dactuation_target_velocity,
+            J.dgamma_dactuation_target_velocity, 1e-7);
+  actuation("actuation feedforward", &ActuationConstraint::feedforward,
+            J.dv_dactuation_feedforward, J.dgamma_dactuation_feedforward, 1e-7);
+  actuation("actuation kp", &ActuationConstraint::kp, J.dv_dactuation_kp,
+            J.dgamma_dactuation_kp, 1e-6);
+  actuation("actuation kd", &ActuationConstraint::kd, J.dv_dactuation_kd,
+            J.dgamma_dactuation_kd, 1e-8);
+  actuation("actuation effort limit", &ActuationConstraint::effort_limit,
+            J.dv_dactuation_effort_limit, J.dgamma_dactuation_effort_limit,
+            1e-8);
+
   const double hdt = 1e-6 * step_scale * problem.time_step;
   const Solution fd = CentralDifference(
       problem, r.v, hdt, [&](SapProblem* p, double t) { p->time_step += t; });

@@ -146,3 +146,32 @@ def test_bad_input_raises_value_error():
     assert not unconverged.converged
     with pytest.raises(ValueError, match="converge"):
         SOLVER.derivatives(p, unconverged)
+
+
+def box_with_pd(target):
+    """The sliding box with PD actuation of its yaw rate (a 1-row
+    actuation on coordinate 5)."""
+    p = box_problem(V_SLIDING)
+    J = np.zeros((1, 6))
+    J[0, 5] = 1.0
+    p.add_actuation(tree=0, J=J, position=[0.1], target=[target], kp=[5.0],
+                    kd=[0.05], feedforward=[0.01])
+    return p
+
+
+def test_derivatives_with_respect_to_a_pd_target():
+    p = box_with_pd(0.3)
+    r = solve(p)
+    d = SOLVER.derivatives(p, r)
+    assert d["dv_dactuation_target"].shape == (6, 1)
+    assert d["dgamma_dactuation_target"].shape == (4, 3, 1)
+    h = 1e-7
+    plus, minus = solve(box_with_pd(0.3 + h), r.v), solve(box_with_pd(0.3 - h),
+                                                          r.v)
+    fd = (plus.v - minus.v) / (2 * h)
+    np.testing.assert_allclose(d["dv_dactuation_target"][:, 0], fd,
+                               rtol=1e-6, atol=1e-6 * np.abs(fd).max())
+    assert np.abs(fd).max() > 1e-3
+    g = SOLVER.vjp(p, r, dL_dv=np.ones(6))
+    assert g["dL_dactuation_target"] == pytest.approx(
+        d["dv_dactuation_target"][:, 0].sum(), rel=1e-9)

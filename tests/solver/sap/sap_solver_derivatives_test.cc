@@ -160,12 +160,30 @@ SapProblem BoxWithRows() {
 TEST(SapSolverDerivatives, LimitHolonomicAndActuationRows) {
   SapProblem p = BoxWithRows();
   CheckAllJacobians(p, "rows");
+  // Every row parameter acts here (within its bounds the PD row's impulse
+  // moves with its target, gains and feed-forward, not with its limit).
+  auto jacobians = [](const SapProblem& q) {
+    SapSolver solver(Tight());
+    return SapSolverDerivatives(q, solver.Solve(q), Tight()).Jacobians();
+  };
+  SapSolutionJacobians J = jacobians(p);
+  for (const Eigen::MatrixXd* m :
+       {&J.dv_dlimit_g0, &J.dv_dholonomic_g0, &J.dv_dactuation_target,
+        &J.dv_dactuation_target_velocity, &J.dv_dactuation_feedforward,
+        &J.dv_dactuation_kp, &J.dv_dactuation_kd}) {
+    EXPECT_GT(m->norm(), 0.0);
+  }
+  EXPECT_EQ(J.dv_dactuation_effort_limit.norm(), 0.0);
   // The same with rows at their near-rigid floors (rigid limit and weld)
-  // and the actuation at its effort limit.
+  // and the actuation at its effort limit, where the limit acts and the
+  // gains do not.
   p.limits[0].stiffness = std::numeric_limits<double>::infinity();
   p.holonomic[0].stiffness = std::numeric_limits<double>::infinity();
   p.actuation[0].effort_limit(0) = 1e-3;
   CheckAllJacobians(p, "rigid rows, saturated actuation", 10.0);
+  J = jacobians(p);
+  EXPECT_GT(J.dv_dactuation_effort_limit.norm(), 0.0);
+  EXPECT_EQ(J.dv_dactuation_kp.norm(), 0.0);
 }
 
 // A problem that moves along a line P(e) = P0 + e dP in every datum (A,
@@ -246,6 +264,30 @@ TEST(SapSolverDerivatives, AlongRejectsAnotherStructure) {
   EXPECT_THROW(d.ApplyAlong(p, p, 0.0), std::invalid_argument);
 }
 
+// <y, J x> = <J' y, x> for the derivatives' forward and reverse modes.
+void CheckAdjoint(const SapSolverDerivatives& d, const SapParameterVector& x,
+                  const SapSolutionVector& y) {
+  const SapSolutionVector Jx = d.Apply(x);
+  const SapParameterVector Jty = d.ApplyTranspose(y);
+  const double lhs = y.v.dot(Jx.v) + y.gamma.dot(Jx.gamma);
+  auto dot = [](const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+    return a.size() == 0 || b.size() == 0 ? 0.0 : a.dot(b);
+  };
+  const double rhs =
+      dot(Jty.v_star, x.v_star) + dot(Jty.phi0, x.phi0) +
+      dot(Jty.stiffness, x.stiffness) + dot(Jty.dissipation, x.dissipation) +
+      dot(Jty.friction, x.friction) + Jty.time_step * x.time_step +
+      dot(Jty.limit_g0, x.limit_g0) + dot(Jty.holonomic_g0, x.holonomic_g0) +
+      dot(Jty.actuation_target, x.actuation_target) +
+      dot(Jty.actuation_target_velocity, x.actuation_target_velocity) +
+      dot(Jty.actuation_feedforward, x.actuation_feedforward) +
+      dot(Jty.actuation_kp, x.actuation_kp) +
+      dot(Jty.actuation_kd, x.actuation_kd) +
+      dot(Jty.actuation_effort_limit, x.actuation_effort_limit);
+  EXPECT_NEAR(lhs, rhs, 1e-10 * std::abs(lhs));
+  EXPECT_GT(std::abs(lhs), 0.0);
+}
+
 TEST(SapSolverDerivatives, ReverseModeIsTheTransposeOfForwardMode) {
   BoxSetup s;
   s.contact = Compliant();
@@ -266,16 +308,33 @@ TEST(SapSolverDerivatives, ReverseModeIsTheTransposeOfForwardMode) {
   SapSolutionVector y;
   y.v = Eigen::VectorXd::Random(nv);
   y.gamma = Eigen::VectorXd::Random(3 * nc);
-  // <y, J x> = <J' y, x>.
-  const SapSolutionVector Jx = d.Apply(x);
-  const SapParameterVector Jty = d.ApplyTranspose(y);
-  const double lhs = y.v.dot(Jx.v) + y.gamma.dot(Jx.gamma);
-  const double rhs = Jty.v_star.dot(x.v_star) + Jty.phi0.dot(x.phi0) +
-                     Jty.stiffness.dot(x.stiffness) +
-                     Jty.dissipation.dot(x.dissipation) +
-                     Jty.friction.dot(x.friction) + Jty.time_step * x.time_step;
-  EXPECT_NEAR(lhs, rhs, 1e-10 * std::abs(lhs));
-  EXPECT_GT(std::abs(lhs), 0.0);
+  CheckAdjoint(d, x, y);
+}
+
+TEST(SapSolverDerivatives, ReverseModeWithRows) {
+  const SapProblem p = BoxWithRows();
+  SapSolver solver(Tight());
+  const SapSolverResults r = solver.Solve(p);
+  const SapSolverDerivatives d(p, r, Tight());
+  SapParameterVector x;
+  x.v_star = Eigen::VectorXd::Random(6);
+  x.phi0 = Eigen::VectorXd::Random(4) * 1e-3;
+  x.time_step = 1e-4;
+  x.limit_g0 = Eigen::VectorXd::Random(1) * 1e-3;
+  x.holonomic_g0 = Eigen::VectorXd::Random(1) * 1e-3;
+  x.actuation_target = Eigen::VectorXd::Random(1);
+  x.actuation_target_velocity = Eigen::VectorXd::Random(1);
+  x.actuation_feedforward = Eigen::VectorXd::Random(1);
+  x.actuation_kp = Eigen::VectorXd::Random(1);
+  x.actuation_kd = Eigen::VectorXd::Random(1) * 1e-2;
+  x.actuation_effort_limit = Eigen::VectorXd::Random(1);
+  SapSolutionVector y;
+  y.v = Eigen::VectorXd::Random(6);
+  y.gamma = Eigen::VectorXd::Random(12);
+  CheckAdjoint(d, x, y);
+  SapParameterVector wrong;
+  wrong.actuation_kp = Eigen::VectorXd::Zero(2);
+  EXPECT_THROW(d.Apply(wrong), std::invalid_argument);
 }
 
 TEST(SapSolverDerivatives, RejectsBadInput) {
