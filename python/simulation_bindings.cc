@@ -321,6 +321,8 @@ void DefineSimulation(py::module_& m) {
             py::dict out;
             out["A"] = ToNumpy(d.A);
             out["B"] = ToNumpy(d.B);
+            out["B_targets"] = ToNumpy(d.B_targets);
+            out["targets"] = d.targets;
             out["coordinates"] = d.coordinates;
             out["one_sided"] = d.one_sided;
             out["held_contacts"] = d.held_contacts;
@@ -339,7 +341,9 @@ void DefineSimulation(py::module_& m) {
           "the generalized forces held during the step (a body's force [N] "
           "and torque [N m], world axes; a robot's generalized forces). "
           "Returns a dict: A (2 nv, 2 nv) = dx+/dx, B (2 nv, nv) = dx+/du, "
-          "coordinates (nv names: 'box/x' ... 'box/rz', 'arm/joint1'), the "
+          "coordinates (nv names: 'box/x' ... 'box/rz', 'arm/joint1'), "
+          "B_targets (2 nv, m) = dx+/d(PD target positions) with targets "
+          "(m names: 'arm/joint1 target'), the "
           "step's contacts' region, boundary_distance [m/s] and near_rigid "
           "(where the derivative is one-sided), one_sided (columns of A whose "
           "contact set changed on one side: faces in exact alignment, a "

@@ -243,6 +243,27 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
       out.coordinates.insert(out.coordinates.end(), names.begin(), names.end());
     }
 
+    // PD targets: one per actuation row, in problem order (robots in scene
+    // order).
+    for (size_t r = 0; r < scene_.robots.size(); ++r) {
+      const RobotSpec& spec = scene_.robots[r];
+      if (tree_of_robot_[r] < 0) continue;
+      for (const JointActuation& act : spec.actuation) {
+        out.targets.push_back(spec.name + "/" +
+                              spec.description.tree.joint(act.joint).name +
+                              " target");
+      }
+    }
+    const int num_targets = static_cast<int>(out.targets.size());
+    // Row j of the actuation rows: its constraint and row.
+    auto target_of = [&](SapProblem* p, int j) -> double& {
+      for (ActuationConstraint& a : p->actuation) {
+        if (j < a.target.size()) return a.target(j);
+        j -= static_cast<int>(a.target.size());
+      }
+      throw std::logic_error("CalcStepDerivatives: no actuation row");
+    };
+
     // The position update x+ from the current state and velocities v
     // (IntegrateBodies, IntegrateRobots), and its tangent difference.
     auto next_state = [&](const Eigen::VectorXd& v) {
@@ -421,6 +442,13 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
         const Eigen::VectorXd dv = lin.Apply(d).v;
         out.B.col(j) << dt * Phi_v * dv, dv;
       }
+      out.B_targets.resize(2 * nv, num_targets);
+      for (int j = 0; j < num_targets; ++j) {
+        SapParameterVector d;
+        d.actuation_target = Eigen::VectorXd::Unit(num_targets, j);
+        const Eigen::VectorXd dv = lin.Apply(d).v;
+        out.B_targets.col(j) << dt * Phi_v * dv, dv;
+      }
     } else {
       // Central differences of whole steps from the perturbed states.
       for (int i = 0; i < 2 * nv; ++i) {
@@ -446,6 +474,16 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
           x[side] = next_state(solve(p, &r0.v).v);
         }
         out.B.col(j) = difference(x[0], x[1]) / (2 * hu);
+      }
+      out.B_targets.resize(2 * nv, num_targets);
+      for (int j = 0; j < num_targets; ++j) {
+        NextState x[2];
+        for (int side = 0; side < 2; ++side) {
+          SapProblem p = P0;
+          target_of(&p, j) += side == 0 ? hq : -hq;
+          x[side] = next_state(solve(p, &r0.v).v);
+        }
+        out.B_targets.col(j) = difference(x[0], x[1]) / (2 * hq);
       }
       const SapSolverDerivatives lin(P0, r0, params);
       out.contact_regions = lin.regions();

@@ -61,6 +61,13 @@ struct StepDerivativeOptions {
 struct StepDerivatives {
   Eigen::MatrixXd A;  ///< dx+/dx, 2 nv x 2 nv
   Eigen::MatrixXd B;  ///< dx+/du, 2 nv x nv
+  /// dx+ / d(PD target positions), 2 nv x (actuated joints): one column per
+  /// robot actuated joint (robots in scene order, joints in the order of
+  /// their `actuation:` entries), the target the step uses (the scene's
+  /// target function at the step's end time, or SetActuationTarget's).
+  Eigen::MatrixXd B_targets;
+  /// Their names: "arm/joint1 target".
+  std::vector<std::string> targets;
   /// Name of each of the nv coordinates: "box/x", "box/rz" (free bodies:
   /// x, y, z, rx, ry, rz), "arm/joint1" (robots; a floating base
   /// "arm/base/x" ... "arm/base/rz").

@@ -91,6 +91,12 @@ void CheckScene(const Scene& scene, int steps, const std::string& name,
   EXPECT_LT(an.scaled_residual, 1e-10);
   ExpectColumnsClose(an.A, fd.A, an, "A");
   ExpectColumnsClose(an.B, fd.B, an, "B");
+  ASSERT_EQ(an.targets, fd.targets);
+  for (int j = 0; j < an.B_targets.cols(); ++j) {
+    const double scale = std::max(an.B_targets.col(j).norm(), 1e-6);
+    EXPECT_LE((an.B_targets.col(j) - fd.B_targets.col(j)).norm(), 1e-6 * scale)
+        << an.targets[j];
+  }
 }
 
 TEST(StepDerivatives, BoxesAndABallOnTheGround) {
@@ -109,8 +115,21 @@ TEST(StepDerivatives, WamHoldingAPrism) {
     GTEST_SKIP() << "Debian's dart-doc is not installed (scripts/setup "
                     "installs it): /usr/share/doc/dart/data/urdf is missing";
   }
-  CheckScene(LoadShippedScene("wam_tray", {"solver.rel_tolerance=1e-9"}), 200,
-             "wam_tray", 1e-7, 1e-4);
+  const Scene scene =
+      LoadShippedScene("wam_tray", {"solver.rel_tolerance=1e-9"});
+  CheckScene(scene, 200, "wam_tray", 1e-7, 1e-4);
+  // Its seven PD targets: raising /j2's target speeds /j2 up.
+  TimeStepper stepper(scene);
+  for (int i = 0; i < 200; ++i) stepper.Step();
+  const StepDerivatives d = stepper.CalcStepDerivatives();
+  ASSERT_EQ(d.targets.size(), 7u);
+  EXPECT_EQ(d.targets[1], "wam//j2 target");
+  const int nv = static_cast<int>(d.coordinates.size());
+  const int j2 = static_cast<int>(
+      std::find(d.coordinates.begin(), d.coordinates.end(), "wam//j2") -
+      d.coordinates.begin());
+  ASSERT_LT(j2, nv);
+  EXPECT_GT(d.B_targets(nv + j2, 1), 0.0);
 }
 
 TEST(StepDerivatives, FacesInExactAlignmentHoldTheirContacts) {
