@@ -357,11 +357,16 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
       out.scaled_residual = lin.scaled_residual();
       // dq+ = Phi_q dq + dt Phi_v dv+ (IntegrateBodies: p + dt v,
       // exp(dt w) R; IntegrateRobots likewise per joint).
-      Eigen::MatrixXd Phi_q = Eigen::MatrixXd::Identity(nv, nv);
-      Eigen::MatrixXd Phi_v = Eigen::MatrixXd::Identity(nv, nv);
+      // Phi_q and Phi_v are the identity but for one 3 x 3 block per
+      // rotation (free bodies, floating bases): kept as blocks, applied in
+      // O(nv) per column.
+      struct RotationBlock {
+        int offset;
+        Matrix3 Phi_q, Phi_v;
+      };
+      std::vector<RotationBlock> blocks;
       auto rotation_block = [&](int o, const Vector3& w) {
-        Phi_q.block<3, 3>(o, o) = Exp(dt * w);
-        Phi_v.block<3, 3>(o, o) = LeftJacobian(dt * w);
+        blocks.push_back({o, Exp(dt * w), LeftJacobian(dt * w)});
       };
       for (size_t t = 0; t < body_of_tree_.size(); ++t) {
         rotation_block(6 * t + 3, r0.v.segment<3>(6 * t + 3));
@@ -375,6 +380,19 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
           rotation_block(o, r0.v.segment<3>(o));
         }
       }
+      // dq+ of a column: dt Phi_v dv (+ Phi_q e_i for configuration
+      // column i).
+      auto position_change = [&](const Eigen::VectorXd& dv, int i) {
+        Eigen::VectorXd dq = dt * dv;
+        if (i >= 0) dq(i) += 1.0;
+        for (const RotationBlock& b : blocks) {
+          dq.segment<3>(b.offset) = dt * b.Phi_v * dv.segment<3>(b.offset);
+          if (i >= b.offset && i < b.offset + 3) {
+            dq.segment<3>(b.offset) += b.Phi_q.col(i - b.offset);
+          }
+        }
+        return dq;
+      };
       for (int i = 0; i < 2 * nv; ++i) {
         const double h = i < nv ? hq : hv;
         const SapProblem plus = moved_problem(i, h);
@@ -433,30 +451,37 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
           }
         }
         out.A.col(i).tail(nv) = dv;
-        out.A.col(i).head(nv) = dt * Phi_v * dv;
-        if (i < nv) out.A.col(i).head(nv) += Phi_q.col(i);
+        out.A.col(i).head(nv) = position_change(dv, i < nv ? i : -1);
       }
       for (int j = 0; j < nv; ++j) {
         SapParameterVector d;
         d.v_star = force_direction(j);
         const Eigen::VectorXd dv = lin.Apply(d).v;
-        out.B.col(j) << dt * Phi_v * dv, dv;
+        out.B.col(j) << position_change(dv, -1), dv;
       }
       out.B_targets.resize(2 * nv, num_targets);
       for (int j = 0; j < num_targets; ++j) {
         SapParameterVector d;
         d.actuation_target = Eigen::VectorXd::Unit(num_targets, j);
         const Eigen::VectorXd dv = lin.Apply(d).v;
-        out.B_targets.col(j) << dt * Phi_v * dv, dv;
+        out.B_targets.col(j) << position_change(dv, -1), dv;
       }
     } else {
       // Central differences of whole steps from the perturbed states.
       for (int i = 0; i < 2 * nv; ++i) {
-        const double h = i < nv ? hq : hv;
+        // The step is shrunk (to 1/100 at most) while the perturbed
+        // contacts do not follow the nominal ones.
+        double h = i < nv ? hq : hv;
         NextState x[2];
-        for (int side = 0; side < 2; ++side) {
-          const SapProblem p = moved_problem(i, side == 0 ? h : -h);
-          x[side] = next_state(solve(p, &r0.v).v);
+        for (int attempt = 0; attempt < 3; ++attempt) {
+          if (attempt > 0) h *= 0.1;
+          bool follow = true;
+          for (int side = 0; side < 2; ++side) {
+            const SapProblem p = moved_problem(i, side == 0 ? h : -h);
+            follow = follow && ContactsFollow(contacts_, contacts0, h);
+            x[side] = next_state(solve(p, &r0.v).v);
+          }
+          if (follow) break;
         }
         out.A.col(i) = difference(x[0], x[1]) / (2 * h);
       }

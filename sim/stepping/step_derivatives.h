@@ -36,7 +36,9 @@ enum class StepDerivativeMethod {
   /// analytically.
   kImplicit,
   /// Central differences of whole steps (problem, solve, position update),
-  /// 2 (2 nv + nv) solves: the reference.
+  /// 2 (2 nv + nv + targets) solves: the reference. A coordinate's step is
+  /// shrunk (to 1/100 at most) while the perturbed contacts do not follow
+  /// the nominal ones.
   kFiniteDifferences,
 };
 
