@@ -30,11 +30,29 @@
 //                     tests/common/solve_derivative_checks.h); fd_err is the
 //                     sample's relative difference from Jacobians() (dv
 //                     columns).
+// The derivatives of a whole step (TimeStepper::CalcStepDerivatives,
+// sim/stepping/step_derivatives.h, docs/theory.md §21) at the state the
+// scene's steps reach, A = dx+/dx (2 nv x 2 nv) and B = dx+/du (2 nv x nv):
+//   Step/<s>          one TimeStepper::Step() (the mean of the next
+//                     kStepWindow steps, the scene replayed for each
+//                     repetition): the scale,
+//   StepDerivatives/<s>/implicit
+//                     kImplicit: the problem's construction (collision,
+//                     free motion; no solve) at 2 x 2 nv perturbed states,
+//                     one linearization of the solve, back-substitutions,
+//   StepDerivatives/<s>/fd
+//                     kFiniteDifferences: 2 x 3 nv whole steps (solves at
+//                     rel_tolerance 1e-12); on the pile timed once (label
+//                     "once"). Counters A_diff, B_diff: its relative
+//                     (Frobenius) difference from the implicit A and B.
+// Both with StepDerivativeOptions' defaults (steps, rel_tolerance 1e-12);
+// the step's solve runs at the scene's tolerance.
 // The solver parameters are the scene's (MakeSapParameters, as TimeStepper
 // uses them: SapSolverParameters{} but for the pile's near-rigid threshold
 // 0.63); the linearization uses the same. Summary/<s> reports the ratios
 // (to the warm solve; FD to the derivatives) from the fastest run of each,
-// and the table of docs/benchmarks.md ("Derivatives") is printed at the end.
+// and the tables of docs/benchmarks.md ("Derivatives") are printed at the
+// end.
 // Build and run in Release:
 //   make -C build derivatives_bench -j2 &&
 //   build/bin/derivatives_bench --benchmark_repetitions=5
@@ -52,10 +70,12 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/comparison_scenes.h"
 #include "sapcontact/sim/scene/scene_loader.h"
+#include "sapcontact/sim/stepping/step_derivatives.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
 #include "sapcontact/solver/sap/sap_solver.h"
 #include "sapcontact/solver/sap/sap_solver_derivatives.h"
@@ -94,7 +114,21 @@ struct Case {
   Eigen::VectorXd v_n, v_previous;
   SapSolverResults results;  // cold solve of `problem`
   int nv{0}, nc{0};
+  // The simulation after the scene's steps (CalcStepDerivatives leaves it
+  // unchanged), what made it (Step/<s> replays it), and the implicit step
+  // derivatives (the FD rows' counters A_diff, B_diff compare with them).
+  Scene scene;
+  int steps{0};
+  std::unique_ptr<TimeStepper> stepper;
+  std::unique_ptr<StepDerivatives> implicit;
 };
+
+// `scene` after `steps` steps.
+std::unique_ptr<TimeStepper> Run(const Scene& scene, int steps) {
+  auto stepper = std::make_unique<TimeStepper>(scene);
+  for (int i = 0; i < steps; ++i) stepper->Step();
+  return stepper;
+}
 
 // Steps `scene` `steps` times and keeps the last problem.
 std::unique_ptr<Case> Simulate(const std::string& name, const Scene& scene,
@@ -102,7 +136,10 @@ std::unique_ptr<Case> Simulate(const std::string& name, const Scene& scene,
   auto c = std::make_unique<Case>();
   c->name = name;
   c->parameters = MakeSapParameters(scene.solver);
-  TimeStepper stepper(scene);
+  c->scene = scene;
+  c->steps = steps;
+  c->stepper = std::make_unique<TimeStepper>(scene);
+  TimeStepper& stepper = *c->stepper;
   Eigen::VectorXd v1, v2;  // solutions of the steps before the last
   for (int i = 0; i < steps; ++i) {
     v2 = v1;
@@ -432,6 +469,73 @@ void BM_Fd(benchmark::State& state, const std::string& scene, bool tight) {
   state.counters["fd_err"] = std::sqrt(err / std::max(scale, 1e-300));
 }
 
+// Step/<s> times the simulation's next kStepWindow steps from the case's
+// state (a fresh replay of the scene's steps for each repetition, not
+// timed): the scale of the step derivatives.
+constexpr int kStepWindow = 20;
+
+void BM_Step(benchmark::State& state, const std::string& scene) {
+  Case& c = GetCase(scene);
+  if (!Ready(state, c)) return;
+  double seconds = 0;
+  int steps = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    const std::unique_ptr<TimeStepper> stepper = Run(c.scene, c.steps);
+    state.ResumeTiming();
+    const auto t0 = Clock::now();
+    for (int i = 0; i < kStepWindow; ++i) stepper->Step();
+    seconds += Seconds(t0, Clock::now());
+    steps += kStepWindow;
+  }
+  Record(scene, "step", seconds / steps);
+  Sizes(state, c);
+  state.counters["step_us"] = 1e6 * seconds / steps;
+}
+
+// ||X - Y||_F / ||Y||_F.
+double RelativeDifference(const Eigen::MatrixXd& X, const Eigen::MatrixXd& Y) {
+  return (X - Y).norm() / std::max(Y.norm(), 1e-300);
+}
+
+// TimeStepper::CalcStepDerivatives at the case's state (it leaves the
+// stepper unchanged), with the options' defaults but the method.
+void BM_StepDerivatives(benchmark::State& state, const std::string& scene,
+                        StepDerivativeMethod method) {
+  Case& c = GetCase(scene);
+  if (!Ready(state, c)) return;
+  const bool implicit = method == StepDerivativeMethod::kImplicit;
+  StepDerivativeOptions options;
+  options.method = method;
+  StepDerivatives d;
+  const auto t0 = Clock::now();
+  try {
+    for (auto _ : state) {
+      d = c.stepper->CalcStepDerivatives(options);
+      benchmark::DoNotOptimize(d.A.data());
+    }
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  const double seconds =
+      Seconds(t0, Clock::now()) / static_cast<double>(state.iterations());
+  Record(scene, implicit ? "step_implicit" : "step_fd", seconds);
+  Record(scene, "step_contacts", static_cast<double>(d.contact_regions.size()));
+  Sizes(state, c);
+  state.counters["contacts"] = static_cast<double>(d.contact_regions.size());
+  state.counters["one_sided"] = static_cast<double>(d.one_sided.size());
+  state.counters["held"] = static_cast<double>(d.held_contacts.size());
+  state.counters["ms"] = 1e3 * seconds;
+  if (implicit) {
+    c.implicit = std::make_unique<StepDerivatives>(std::move(d));
+  } else if (c.implicit) {
+    // Whole-step FD against the implicit derivatives (relative Frobenius).
+    state.counters["A_diff"] = RelativeDifference(d.A, c.implicit->A);
+    state.counters["B_diff"] = RelativeDifference(d.B, c.implicit->B);
+  }
+}
+
 // Ratios from the fastest repetition of each measurement of the scene.
 void BM_Summary(benchmark::State& state, const std::string& scene) {
   Case& c = GetCase(scene);
@@ -452,6 +556,12 @@ void BM_Summary(benchmark::State& state, const std::string& scene) {
     state.counters["fd_tight/jacobians"] = t["fd_tight"] / t["jacobians"];
     state.counters["fd_tight/(lin+jac)"] =
         t["fd_tight"] / (t["linearize"] + t["jacobians"]);
+  }
+  if (t["step"] > 0) {
+    state.counters["step_implicit/step"] = t["step_implicit"] / t["step"];
+  }
+  if (t["step_implicit"] > 0) {
+    state.counters["step_fd/step_implicit"] = t["step_fd"] / t["step_implicit"];
   }
 }
 
@@ -484,6 +594,30 @@ void Register() {
     benchmark::RegisterBenchmark(("Fd/" + s + "/rel1e-13/" + fd_label).c_str(),
                                  BM_Fd, s, true)
         ->Unit(benchmark::kMillisecond);
+    // Each Step/<s> iteration replays the scene (seconds on the pile): one
+    // per repetition. The pile's step derivatives take seconds (implicit)
+    // and minutes (whole-step FD: 2 x 3 nv steps, timed once).
+    benchmark::RegisterBenchmark(("Step/" + s).c_str(), BM_Step, s)
+        ->Unit(benchmark::kMicrosecond)
+        ->Iterations(1);
+    auto* implicit = benchmark::RegisterBenchmark(
+                         ("StepDerivatives/" + s + "/implicit").c_str(),
+                         BM_StepDerivatives, s, StepDerivativeMethod::kImplicit)
+                         ->Unit(benchmark::kMillisecond);
+    if (s == "pile") {
+      implicit->Iterations(1);
+      benchmark::RegisterBenchmark(
+          ("StepDerivatives/" + s + "/fd/once").c_str(), BM_StepDerivatives, s,
+          StepDerivativeMethod::kFiniteDifferences)
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(1)
+          ->Repetitions(1);
+    } else {
+      benchmark::RegisterBenchmark(("StepDerivatives/" + s + "/fd").c_str(),
+                                   BM_StepDerivatives, s,
+                                   StepDerivativeMethod::kFiniteDifferences)
+          ->Unit(benchmark::kMillisecond);
+    }
     benchmark::RegisterBenchmark(("Summary/" + s).c_str(), BM_Summary, s)
         ->Iterations(1);
   }
@@ -501,6 +635,12 @@ std::string Fixed(double x) {
 // FD is the tight-tolerance one (the scene's tolerance gives wrong
 // differences: see fd_err); speed-up = FD / (linearize + all Jacobians).
 void PrintTable() {
+  bool any = false;
+  for (const std::string& s : Scenes()) {
+    any = any || (Fastest().count(s) && (!GetCase(s).skipped.empty() ||
+                                         Fastest()[s]["solve_warm"] > 0));
+  }
+  if (!any) return;
   std::printf(
       "\n| scene | nv | nc | solve cold us | solve warm us | linearize us | "
       "JVP us | VJP us | all Jacobians ms | FD ms | speed-up |\n"
@@ -508,6 +648,7 @@ void PrintTable() {
   for (const std::string& s : Scenes()) {
     if (!Fastest().count(s)) continue;  // not run (a filter)
     Case& c = GetCase(s);
+    if (c.skipped.empty() && !(Fastest()[s]["solve_warm"] > 0)) continue;
     if (!c.skipped.empty()) {
       std::printf("| %s | skipped: %s |\n", s.c_str(), c.skipped.c_str());
       continue;
@@ -525,6 +666,36 @@ void PrintTable() {
   }
 }
 
+// The second table of docs/benchmarks.md ("Derivatives"): the step
+// derivatives against one step, fastest repetitions.
+void PrintStepTable() {
+  bool header = false;
+  for (const std::string& s : Scenes()) {
+    if (!Fastest().count(s)) continue;
+    Case& c = GetCase(s);
+    auto& t = Fastest()[s];
+    if (c.skipped.empty() && !(t["step_implicit"] > 0)) continue;
+    if (!header) {
+      std::printf(
+          "\n| scene | nv | contacts | step us | A/B implicit ms | A/B "
+          "whole-step FD ms | implicit / step | FD / implicit |\n"
+          "|---|---|---|---|---|---|---|---|\n");
+      header = true;
+    }
+    if (!c.skipped.empty()) {
+      std::printf("| %s | skipped: %s |\n", s.c_str(), c.skipped.c_str());
+      continue;
+    }
+    const double step = t["step"], implicit = t["step_implicit"];
+    std::printf("| %s | %d | %d | %s | %s | %s | %s | %s |\n", s.c_str(), c.nv,
+                static_cast<int>(t["step_contacts"]), Fixed(1e6 * step).c_str(),
+                Fixed(1e3 * implicit).c_str(),
+                Fixed(1e3 * t["step_fd"]).c_str(),
+                Fixed(step > 0 ? implicit / step : 0.0).c_str(),
+                Fixed(implicit > 0 ? t["step_fd"] / implicit : 0.0).c_str());
+  }
+}
+
 }  // namespace
 }  // namespace sapcontact
 
@@ -534,6 +705,7 @@ int main(int argc, char** argv) {
   sapcontact::Register();
   benchmark::RunSpecifiedBenchmarks();
   sapcontact::PrintTable();
+  sapcontact::PrintStepTable();
   benchmark::Shutdown();
   return 0;
 }
