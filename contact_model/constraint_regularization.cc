@@ -174,30 +174,6 @@ ConstraintRowDerivative HolonomicRowTimeStepDerivative(double g0,
   return d;
 }
 
-ConstraintRowDerivative ActuationRowTimeStepDerivative(
-    double q0, double q_d, double v_d, double u0, double kp, double kd,
-    double effort_limit, double dt, double w, double beta) {
-  const double c = dt * kp + kd;
-  const double floor = Floor(w, beta);
-  const double pd = kp * (q_d - q0) + kd * v_d;
-  ConstraintRowDerivative d;
-  if (1.0 / (dt * c) < floor) {
-    // Gains scaled by s = 1 / (dt c floor): R = floor, v_hat = pd / c + u0
-    // dt floor.
-    d.v_hat = -pd * kp / (c * c) + u0 * floor;
-  } else {
-    const double R = 1.0 / (dt * c);
-    const double v_hat = (pd + u0) / c;
-    d.R = -R * (1.0 / dt + kp / c);
-    d.v_hat = -v_hat * kp / c;
-  }
-  if (std::isfinite(effort_limit)) {
-    d.lower = -effort_limit;
-    d.upper = effort_limit;
-  }
-  return d;
-}
-
 ConstraintRowDerivative LimitRowGapDerivative(double dissipation_time_scale,
                                               double dt) {
   const double tau = dissipation_time_scale < 0 ? dt : dissipation_time_scale;
@@ -229,13 +205,17 @@ ActuationRowDerivatives ActuationRowParameterDerivatives(
   d.target.v_hat = kp / c;
   d.target_velocity.v_hat = kd / c;
   if (1.0 / (dt * c) < floor) {
-    // Gains scaled to the floor: R = floor, v_hat = pd / c + u0 dt floor.
+    // Gains scaled to the floor, s = 1 / (dt c floor): R = floor, v_hat =
+    // pd / c + u0 dt floor.
+    d.time_step.v_hat = -pd * kp / (c * c) + u0 * floor;
     d.feedforward.v_hat = dt * floor;
     d.kp.v_hat = ((q_d - q0) * c - pd * dt) / (c * c);
     d.kd.v_hat = (v_d * c - pd) / (c * c);
   } else {
     const double R = 1.0 / (dt * c);
     const double v_hat = (pd + u0) / c;
+    d.time_step.R = -R * (1.0 / dt + kp / c);
+    d.time_step.v_hat = -v_hat * kp / c;
     d.feedforward.v_hat = 1.0 / c;
     d.kp.R = -R * dt / c;
     d.kp.v_hat = (q_d - q0 - v_hat * dt) / c;
@@ -243,6 +223,8 @@ ActuationRowDerivatives ActuationRowParameterDerivatives(
     d.kd.v_hat = (v_d - v_hat) / c;
   }
   if (std::isfinite(effort_limit)) {
+    d.time_step.lower = -effort_limit;
+    d.time_step.upper = effort_limit;
     d.effort_limit.lower = -dt;
     d.effort_limit.upper = dt;
   }

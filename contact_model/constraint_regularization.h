@@ -64,10 +64,6 @@ ConstraintRowDerivative HolonomicRowTimeStepDerivative(double g0,
                                                        double relaxation_time,
                                                        double dt, double w,
                                                        double beta);
-/// d/d dt of ActuationRow's constants.
-ConstraintRowDerivative ActuationRowTimeStepDerivative(
-    double q0, double q_d, double v_d, double u0, double kp, double kd,
-    double effort_limit, double dt, double w, double beta);
 /// d/d g0 of LimitRow's constants (v_hat = -g0 / (dt + tau)).
 ConstraintRowDerivative LimitRowGapDerivative(double dissipation_time_scale,
                                               double dt);
@@ -76,14 +72,14 @@ ConstraintRowDerivative HolonomicRowGapDerivative(double stiffness,
                                                   double relaxation_time,
                                                   double dt, double w,
                                                   double beta);
-/// d/d (each argument) of ActuationRow's constants: target q_d [rad or m],
-/// target velocity v_d, feed-forward u0, gains kp and kd, effort limit e
-/// (zero when infinite); on the near-rigid floor (gains scaled together) R
-/// is the floor's and v_hat = (kp (q_d - q0) + kd v_d) / (dt kp + kd) + u0
-/// dt floor.
+/// d/d (each argument) of ActuationRow's constants: the time step dt,
+/// target q_d [rad or m], target velocity v_d, feed-forward u0, gains kp
+/// and kd, effort limit e (the bounds' terms zero when e is infinite); on the
+/// near-rigid floor (gains scaled together) R is the floor's and v_hat = (kp
+/// (q_d - q0) + kd v_d) / (dt kp + kd) + u0 dt floor.
 struct ActuationRowDerivatives {
-  ConstraintRowDerivative target, target_velocity, feedforward, kp, kd,
-      effort_limit;
+  ConstraintRowDerivative time_step, target, target_velocity, feedforward, kp,
+      kd, effort_limit;
 };
 ActuationRowDerivatives ActuationRowParameterDerivatives(
     double q0, double q_d, double v_d, double u0, double kp, double kd,

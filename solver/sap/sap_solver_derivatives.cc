@@ -130,12 +130,10 @@ SapSolverDerivatives::SapSolverDerivatives(const SapProblem& problem,
   for (const ActuationConstraint& c : problem.actuation) {
     for (int j = 0; j < c.position.size(); ++j) {
       const double w = model_.row_delassus()[i];
-      row_dt_(i) = impulse(ActuationRowTimeStepDerivative(
-          c.position(j), c.target(j), c.target_velocity(j), c.feedforward(j),
-          c.kp(j), c.kd(j), c.effort_limit(j), dt, w, beta));
       const ActuationRowDerivatives a = ActuationRowParameterDerivatives(
           c.position(j), c.target(j), c.target_velocity(j), c.feedforward(j),
           c.kp(j), c.kd(j), c.effort_limit(j), dt, w, beta);
+      row_dt_(i) = impulse(a.time_step);
       RowPartials& P = row_partials_[i];
       P.target = impulse(a.target);
       P.target_velocity = impulse(a.target_velocity);
