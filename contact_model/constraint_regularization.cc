@@ -31,6 +31,12 @@ void CheckCommon(double dt, double w, double beta, const std::string& context) {
   }
 }
 
+// The compliant regularization 1 / (dt k T) of a row with stiffness k and
+// T = dt + its time scale; 0 for k = inf (rigid: the floor alone).
+double Compliant(double stiffness, double dt, double T) {
+  return std::isinf(stiffness) ? 0.0 : 1.0 / (dt * stiffness * T);
+}
+
 double Floor(double w, double beta) {
   return beta * beta * w / (4.0 * kPi * kPi);
 }
@@ -62,8 +68,7 @@ ConstraintRow LimitRow(double g0, double stiffness,
                       " (finite; < 0 means dt)");
   }
   const double tau = dissipation_time_scale < 0 ? dt : dissipation_time_scale;
-  const double compliant =
-      std::isinf(stiffness) ? 0.0 : 1.0 / (dt * stiffness * (dt + tau));
+  const double compliant = Compliant(stiffness, dt, dt + tau);
   const double floor = Floor(w, beta);
   const double R = std::max(compliant, floor);
   if (!(R > 0)) {
@@ -91,8 +96,7 @@ ConstraintRow HolonomicRow(double g0, double stiffness, double relaxation_time,
                       Value("upper", upper) + " (lower <= upper)");
   }
   double tau = relaxation_time;
-  const double compliant =
-      std::isinf(stiffness) ? 0.0 : 1.0 / (dt * (dt + tau) * stiffness);
+  const double compliant = Compliant(stiffness, dt, dt + tau);
   const double floor = Floor(w, beta);
   const bool near_rigid = floor >= compliant;
   const double R = near_rigid ? floor : compliant;
@@ -144,8 +148,7 @@ ConstraintRowDerivative LimitRowTimeStepDerivative(
   const bool tau_is_dt = dissipation_time_scale < 0;
   const double tau = tau_is_dt ? dt : dissipation_time_scale;
   const double T = dt + tau, dT = tau_is_dt ? 2.0 : 1.0;
-  const double compliant =
-      std::isinf(stiffness) ? 0.0 : 1.0 / (dt * stiffness * T);
+  const double compliant = Compliant(stiffness, dt, T);
   ConstraintRowDerivative d;
   if (!(Floor(w, beta) >= compliant)) {
     d.R = -compliant * (1.0 / dt + dT / T);
@@ -159,9 +162,7 @@ ConstraintRowDerivative HolonomicRowTimeStepDerivative(double g0,
                                                        double relaxation_time,
                                                        double dt, double w,
                                                        double beta) {
-  const double compliant =
-      std::isinf(stiffness) ? 0.0
-                            : 1.0 / (dt * (dt + relaxation_time) * stiffness);
+  const double compliant = Compliant(stiffness, dt, dt + relaxation_time);
   ConstraintRowDerivative d;
   if (Floor(w, beta) >= compliant) {
     // R is the floor (no dt); tau <- dt: v_hat = -g0 / (2 dt).
@@ -186,9 +187,7 @@ ConstraintRowDerivative HolonomicRowGapDerivative(double stiffness,
                                                   double relaxation_time,
                                                   double dt, double w,
                                                   double beta) {
-  const double compliant =
-      std::isinf(stiffness) ? 0.0
-                            : 1.0 / (dt * (dt + relaxation_time) * stiffness);
+  const double compliant = Compliant(stiffness, dt, dt + relaxation_time);
   const double tau = Floor(w, beta) >= compliant ? dt : relaxation_time;
   ConstraintRowDerivative d;
   d.v_hat = -1.0 / (dt + tau);

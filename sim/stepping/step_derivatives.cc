@@ -271,15 +271,8 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
       x.v = v;
       for (size_t t = 0; t < body_of_tree_.size(); ++t) {
         const BodyState& s = state_[body_of_tree_[t]];
-        Pose p = s.pose;
-        p.position += dt * v.segment<3>(6 * t);
-        const Vector3 w = v.segment<3>(6 * t + 3);
-        if (w.norm() * dt > 0) {
-          p.orientation = Eigen::Quaterniond(Eigen::AngleAxisd(
-                              w.norm() * dt, w.normalized())) *
-                          p.orientation;
-        }
-        p.orientation.normalize();
+        const Pose p = AdvancePose(s.pose, v.segment<3>(6 * t),
+                                   v.segment<3>(6 * t + 3), dt);
         x.poses.push_back(p);
       }
       for (size_t t = body_of_tree_.size(); t < P0.trees.size(); ++t) {

@@ -747,19 +747,26 @@ void TimeStepper::IntegrateBodies() {
     BodyState& s = state_[body_of_tree_[t]];
     s.velocity = v_next_.segment<3>(6 * t);
     s.angular_velocity = v_next_.segment<3>(6 * t + 3);
-    s.pose.position += dt * s.velocity;
-    const double angle = s.angular_velocity.norm() * dt;
-    if (angle > 0) {
-      const Eigen::Quaterniond dq(
-          Eigen::AngleAxisd(angle, s.angular_velocity.normalized()));
-      s.pose.orientation = dq * s.pose.orientation;
-    }
-    s.pose.orientation.normalize();
+    s.pose = AdvancePose(s.pose, s.velocity, s.angular_velocity, dt);
     if (!s.pose.position.allFinite() ||
         !s.pose.orientation.coeffs().allFinite()) {
       Fail(BodyLabel(body_of_tree_[t]) + ": pose is not finite after the step");
     }
   }
+}
+
+Pose AdvancePose(const Pose& pose, const Vector3& v, const Vector3& w,
+                 double dt) {
+  Pose next = pose;
+  next.position += dt * v;
+  const double angle = w.norm() * dt;
+  if (angle > 0) {
+    next.orientation =
+        Eigen::Quaterniond(Eigen::AngleAxisd(angle, w.normalized())) *
+        next.orientation;
+  }
+  next.orientation.normalize();
+  return next;
 }
 
 }  // namespace sapcontact

@@ -533,6 +533,12 @@ class TimeStepper {
 double EstimateRigidQpBytes(const std::vector<ContactPoint>& contacts,
                             int num_bodies, const std::vector<bool>& fixed);
 
+/// A free body's pose after a step of symplectic Euler with its new
+/// velocities v [m/s] and w [rad/s] (world frame): position + dt v,
+/// orientation turned by exp(dt w) about world axes, renormalized.
+Pose AdvancePose(const Pose& pose, const Vector3& v, const Vector3& w,
+                 double dt);
+
 /// SAP solver settings from a scene's `solver:` section.
 SapSolverParameters MakeSapParameters(const SolverSettings& settings);
 
