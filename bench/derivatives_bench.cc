@@ -526,6 +526,8 @@ void BM_StepDerivatives(benchmark::State& state, const std::string& scene,
   state.counters["contacts"] = static_cast<double>(d.contact_regions.size());
   state.counters["one_sided"] = static_cast<double>(d.one_sided.size());
   state.counters["held"] = static_cast<double>(d.held_contacts.size());
+  state.counters["differenced"] =
+      static_cast<double>(d.differenced_contacts.size());
   state.counters["ms"] = 1e3 * seconds;
   if (implicit) {
     c.implicit = std::make_unique<StepDerivatives>(std::move(d));

@@ -326,6 +326,7 @@ void DefineSimulation(py::module_& m) {
             out["coordinates"] = d.coordinates;
             out["one_sided"] = d.one_sided;
             out["held_contacts"] = d.held_contacts;
+            out["differenced_contacts"] = d.differenced_contacts;
             AddContactRegions(d.contact_regions, &out);
             out["scaled_residual"] = d.scaled_residual;
             return out;
@@ -349,10 +350,13 @@ void DefineSimulation(py::module_& m) {
           "contact set changed on one side: faces in exact alignment, a "
           "contact at the margin; one-sided there), held_contacts (columns "
           "whose contact set changed on both sides: the step's contacts held, "
-          "moving with the bodies to first order), scaled_residual. method "
-          "'implicit' (the solve by the implicit function theorem, the "
-          "contact geometry by central differences of the problem's "
-          "construction) or 'finite_differences' (central differences of "
+          "moving with the bodies to first order), differenced_contacts "
+          "(contacts whose motion is taken by differences of collision "
+          "detection; the others move in closed form), scaled_residual. "
+          "method 'implicit' (the solve by the implicit function theorem, "
+          "the contacts moved in closed form from their features, the "
+          "problem built from them by central differences) or "
+          "'finite_differences' (central differences of "
           "whole steps); steps 0 pick the method's defaults. The simulation "
           "is left as it was. Raises ValueError with the rigid model or "
           "sleeping bodies, SimulationError where the step cannot be "

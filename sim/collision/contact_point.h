@@ -3,10 +3,31 @@
 #pragma once
 
 #include <Eigen/Geometry>
+#include <utility>
 
 #include "sapcontact/contact_model/conventions.h"
 
 namespace sapcontact {
+
+/// One side's feature of a contact: the part of the shape's core (the shape
+/// minus `radius`: a sphere's centre, a capsule's segment) whose closest
+/// point to the other side's feature the contact is, in world coordinates at
+/// the pose the contact was found at. It tells how the contact moves when the
+/// bodies move (sim/collision/contact_motion.h, docs/theory.md §21).
+enum class FeatureType : unsigned char {
+  kNone,   ///< not recorded: the contact's motion is not known in closed form
+  kPoint,  ///< a point: a vertex, a sphere's centre, a segment's end
+  kLine,   ///< a line through `point` along the unit `direction`: an edge
+           ///< or a capsule's segment, touched in its interior
+  kFace,   ///< a plane through `point` with unit outward normal `direction`
+};
+
+struct ContactFeature {
+  FeatureType type{FeatureType::kNone};
+  Vector3 point{Vector3::Zero()};      ///< world [m]
+  Vector3 direction{Vector3::Zero()};  ///< unit; kLine and kFace only
+  double radius{0.0};                  ///< [m] the surface is this far out
+};
 
 /// A point contact between body A and body B (indices into the body list the
 /// collision detector was built with). When exactly one of the two bodies is
@@ -23,7 +44,19 @@ struct ContactPoint {
   Vector3 normal{Vector3::UnitZ()};
   /// Signed distance [m], negative in penetration.
   double phi{0.0};
+  /// The features of A and B the contact is between (both kNone when the
+  /// narrow phase does not record them; sim/collision/README.md says which
+  /// pairs do).
+  ContactFeature feature_a, feature_b;
 };
+
+/// The same contact seen from the other side: B and A swapped, the normal
+/// flipped.
+inline void FlipContact(ContactPoint* c) {
+  c->normal = -c->normal;
+  std::swap(c->body_a, c->body_b);
+  std::swap(c->feature_a, c->feature_b);
+}
 
 /// The rotation whose ROWS are the contact frame axes (n, t1, t2) in
 /// conventions.h order, so that R * (v_B - v_A) (world velocities of the two

@@ -43,7 +43,7 @@ void Collide(const Shape& a, const Pose& pa, const Shape& b, const Pose& pb,
   // Swap the roles and flip the normals back to "from a into b".
   const size_t first = out->size();
   if (PairFn f = Lookup(b.type, a.type)) f(b, pb, a, pa, margin, out);
-  for (size_t i = first; i < out->size(); ++i) (*out)[i].normal *= -1.0;
+  for (size_t i = first; i < out->size(); ++i) FlipContact(&(*out)[i]);
 }
 
 }  // namespace sapcontact

@@ -1,9 +1,10 @@
 // Narrow phase: contact manifolds between two shapes at given poses.
 // Output: ContactPoint (sim/collision/contact_point.h) with phi <= margin,
 // normals from the first shape (A) into the second (B), position the
-// midpoint between the two surfaces' points; body_a/body_b are left at -1
-// for the caller to fill. Where faces meet, the manifold has several points
-// (sim/collision/README.md has the table of pairs):
+// midpoint between the two surfaces' points, and for the pairs that record
+// them the features it is between (sim/collision/README.md, "Features");
+// body_a/body_b are left at -1 for the caller to fill. Where faces meet, the
+// manifold has several points (sim/collision/README.md has the table of pairs):
 //   plane-box      every box vertex with phi <= margin (4 for a resting box)
 //   plane-capsule  each segment end point with phi <= margin (2 if lying)
 //   plane-sphere   1
@@ -111,6 +112,27 @@ void CollideConvex(const Shape& a, const Pose& pa, const Shape& b,
 void CollideRoundConvex(const Shape& a, const Pose& pa, const Shape& b,
                         const Pose& pb, double margin,
                         std::vector<ContactPoint>* out);
+
+/// Features (sim/collision/contact_point.h) in world coordinates.
+inline ContactFeature PointFeature(const Vector3& x, double radius = 0.0) {
+  return {FeatureType::kPoint, x, Vector3::Zero(), radius};
+}
+inline ContactFeature LineFeature(const Vector3& x, const Vector3& unit,
+                                  double radius = 0.0) {
+  return {FeatureType::kLine, x, unit, radius};
+}
+inline ContactFeature FaceFeature(const Vector3& x, const Vector3& outward) {
+  return {FeatureType::kFace, x, outward, 0.0};
+}
+/// The point of segment [p, p + d] at parameter t in [0, 1] as a feature: an
+/// end (t exactly 0 or 1) is a point, an interior point the segment's line.
+inline ContactFeature SegmentFeature(const Vector3& p, const Vector3& d,
+                                     double t, double radius) {
+  if (t <= 0.0 || t >= 1.0 || d.squaredNorm() == 0.0) {
+    return PointFeature(p + t * d, radius);
+  }
+  return LineFeature(p + t * d, d.normalized(), radius);
+}
 
 /// A contact from the point p_a on A's surface, the unit normal n (A to B)
 /// and phi: position p_a + phi/2 n.

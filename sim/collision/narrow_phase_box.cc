@@ -61,10 +61,27 @@ void FaceContacts(const OrientedBox& ref, int face, double sign,
     sides[2 * (k - 1)] = {axis, c + ref.half[j]};
     sides[2 * (k - 1) + 1] = {-axis, -c + ref.half[j]};
   }
+  const Vector3 corners[4] = {poly[0], poly[1], poly[2], poly[3]};
   const int n = ClipPolygonToPlanes(&poly, 4, sides, 4, 1e-9 * scale, &scratch);
   const double plane = n_ref.dot(ref.center) + ref.half[face];
+  const size_t first = out->size();
   EmitFaceContacts(poly.data(), n, n_ref, plane, ref_is_a, margin, 1e-8 * scale,
                    out);
+  // Features: an incident corner kept by the clipping is a vertex of `inc`
+  // against the reference face; a point where an incident edge crosses a
+  // side plane slides along that edge (not recorded).
+  for (size_t k = first; k < out->size(); ++k) {
+    ContactPoint& c = (*out)[k];
+    const Vector3 x = c.position + 0.5 * c.phi * n_ref;
+    for (const Vector3& corner : corners) {
+      if ((x - corner).norm() > 1e-12 * scale) continue;
+      ContactFeature& on_ref = ref_is_a ? c.feature_a : c.feature_b;
+      ContactFeature& on_inc = ref_is_a ? c.feature_b : c.feature_a;
+      on_ref = FaceFeature(corner - c.phi * n_ref, n_ref);
+      on_inc = PointFeature(corner);
+      break;
+    }
+  }
 }
 
 // The closest points of two disjoint boxes: the distance between disjoint
@@ -210,6 +227,11 @@ void CollideBoxBox(const Shape& a, const Pose& pa, const Shape& b,
     cp.position = 0.5 * ((sa + s * da) + (sb + t * db));
     cp.normal = n;
     cp.phi = best_edge;
+    // The two edges' lines where their closest points are inside both.
+    if (s > 0.0 && s < 1.0 && t > 0.0 && t < 1.0) {
+      cp.feature_a = LineFeature(sa + s * da, da.normalized());
+      cp.feature_b = LineFeature(sb + t * db, db.normalized());
+    }
     out->push_back(cp);
     return;
   }

@@ -22,7 +22,21 @@ Segment CapsuleSegment(const Shape& c, const Pose& p) {
   return {p.position - 0.5 * c.length * axis, c.length * axis};
 }
 
+// The box's edge through `on_box` (box frame) along the one axis whose
+// `sign` is 0, as a world feature.
+ContactFeature BoxEdge(const Pose& box, const Vector3& on_box,
+                       const Vector3& sign) {
+  int axis = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (sign[i] == 0.0) axis = i;
+  }
+  return LineFeature(box.ToWorld(on_box),
+                     box.orientation * Vector3::Unit(axis));
+}
+
 // Contact of segment point x (box frame) with radius r against the box.
+// Its features are not recorded: x comes from a search that places it to
+// about 1e-8 of the segment's length, too coarse for rates.
 void BoxPointContact(const Vector3& half, const Pose& box, const Vector3& x,
                      double r, double margin, std::vector<ContactPoint>* out) {
   const BoxPointResult q = QueryBoxPoint(half, x);
@@ -32,17 +46,29 @@ void BoxPointContact(const Vector3& half, const Pose& box, const Vector3& x,
                              box.orientation * q.normal, phi));
 }
 
-// Contact between A's segment point xa and B's segment point xb.
-void PointPair(const Vector3& xa, double ra, const Vector3& xb, double rb,
+// Contact between A's segment point xa and B's segment point xb (the
+// features fa and fb of the two cores there).
+void PointPair(const ContactFeature& fa, const ContactFeature& fb,
                const Vector3& fallback, double margin,
                std::vector<ContactPoint>* out) {
+  const Vector3& xa = fa.point;
+  const Vector3& xb = fb.point;
+  const double ra = fa.radius, rb = fb.radius;
   const Vector3 delta = xb - xa;
   const double dist = delta.norm();
   const double phi = dist - ra - rb;
   if (phi > margin) return;
-  const Vector3 n =
-      dist > 1e-12 * (1.0 + ra + rb) ? Vector3(delta / dist) : fallback;
+  const bool apart = dist > 1e-12 * (1.0 + ra + rb);
+  const Vector3 n = apart ? Vector3(delta / dist) : fallback;
   out->push_back(MakeContact(xa + ra * n, n, phi));
+  // Two lines crossing at an angle: their common normal. Parallel lines
+  // (touching along a stretch) have no single closest pair: not recorded.
+  const bool lines =
+      fa.type == FeatureType::kLine && fb.type == FeatureType::kLine;
+  if (apart && (!lines || fa.direction.cross(fb.direction).norm() > 1e-6)) {
+    out->back().feature_a = fa;
+    out->back().feature_b = fb;
+  }
 }
 
 }  // namespace
@@ -146,6 +172,16 @@ void CollideBoxCapsule(const Shape& a, const Pose& pa, const Shape& b,
     if (phi <= margin) {
       out->push_back(MakeContact(pa.ToWorld(on_box), pa.orientation * n, phi));
       phi_min = std::min(phi_min, phi);
+      // Features: a segment end against the face, edge or vertex. An end
+      // where the clipping cut the segment is not recorded, nor the
+      // searched closest point (placed to about 1e-8 of the length).
+      ContactPoint& c = out->back();
+      if (s == 0.0 || s == 1.0) {
+        c.feature_a = face ? FaceFeature(pa.ToWorld(on_box), c.normal)
+                      : constrained == 2 ? BoxEdge(pa, on_box, sign)
+                                         : PointFeature(pa.ToWorld(on_box));
+        c.feature_b = PointFeature(world.At(s), b.radius);
+      }
     }
     if (s1 == s0) break;
   }
@@ -177,7 +213,9 @@ void CollideCapsuleCapsule(const Shape& a, const Pose& pa, const Shape& b,
   const double tol = 1e-9 * (a.length + b.length + ra + rb);
   Vector3 done_a[5], done_b[5];
   int done = 0;
-  auto emit = [&](const Vector3& xa, const Vector3& xb) {
+  // A's segment point at parameter s against B's at t.
+  auto emit = [&](double s, double t) {
+    const Vector3 xa = sa.At(s), xb = sb.At(t);
     for (int k = 0; k < done; ++k) {
       if ((done_a[k] - xa).norm() <= tol && (done_b[k] - xb).norm() <= tol) {
         return;
@@ -185,16 +223,15 @@ void CollideCapsuleCapsule(const Shape& a, const Pose& pa, const Shape& b,
     }
     done_a[done] = xa;
     done_b[done++] = xb;
-    PointPair(xa, ra, xb, rb, fallback, margin, out);
+    PointPair(SegmentFeature(sa.start, sa.delta, s, ra),
+              SegmentFeature(sb.start, sb.delta, t, rb), fallback, margin, out);
   };
   double s = 0.0, t = 0.0;
   ClosestSegmentParameters(sa.start, sa.delta, sb.start, sb.delta, &s, &t);
-  emit(sa.At(s), sb.At(t));
+  emit(s, t);
   for (double e : {0.0, 1.0}) {
-    const Vector3 xa = sa.At(e);
-    emit(xa, sb.At(ClosestSegmentParameter(sb.start, sb.delta, xa)));
-    const Vector3 xb = sb.At(e);
-    emit(sa.At(ClosestSegmentParameter(sa.start, sa.delta, xb)), xb);
+    emit(e, ClosestSegmentParameter(sb.start, sb.delta, sa.At(e)));
+    emit(ClosestSegmentParameter(sa.start, sa.delta, sb.At(e)), e);
   }
 }
 

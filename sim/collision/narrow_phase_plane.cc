@@ -13,11 +13,16 @@ namespace sapcontact {
 namespace {
 
 // Emits a contact for a B surface point `x` at height `d` above the plane
-// (phi = d), if within the margin.
+// (phi = d), if within the margin; `fixed_on_b`: x is a point of B (a
+// vertex), recorded as the contact's features.
 void EmitAbove(const Vector3& n, const Vector3& x, double d, double margin,
-               std::vector<ContactPoint>* out) {
+               std::vector<ContactPoint>* out, bool fixed_on_b = true) {
   if (d > margin) return;
   out->push_back(MakeContact(x - d * n, n, d));
+  if (fixed_on_b) {
+    out->back().feature_a = FaceFeature(x - d * n, n);
+    out->back().feature_b = PointFeature(x);
+  }
 }
 
 // A cylinder counts as upright on the plane (its rim's depth varies by less
@@ -49,6 +54,8 @@ void CollidePlaneSphere(const Shape&, const Pose& pa, const Shape& b,
   const double phi = height - b.radius;
   if (phi > margin) return;
   out->push_back(MakeContact(pb.position - height * n, n, phi));
+  out->back().feature_a = FaceFeature(pb.position - height * n, n);
+  out->back().feature_b = PointFeature(pb.position, b.radius);
 }
 
 void CollidePlaneCapsule(const Shape&, const Pose& pa, const Shape& b,
@@ -62,6 +69,8 @@ void CollidePlaneCapsule(const Shape&, const Pose& pa, const Shape& b,
     const double phi = height - b.radius;
     if (phi > margin) continue;
     out->push_back(MakeContact(end - height * n, n, phi));
+    out->back().feature_a = FaceFeature(end - height * n, n);
+    out->back().feature_b = PointFeature(end, b.radius);
   }
 }
 
@@ -94,7 +103,10 @@ void CollidePlaneCylinder(const Shape&, const Pose& pa, const Shape& b,
     const Vector3 centre = pb.position + side * h * axis;
     for (const Vector3& d : {u, v, Vector3(-u), Vector3(-v)}) {
       const Vector3 x = centre + r * d;
-      EmitAbove(n, x, n.dot(x - pa.position), margin, out);
+      // Rim points are not fixed on B (tilted, the deepest slides along the
+      // rim as B turns; upright, a tilt picks other points): not recorded.
+      EmitAbove(n, x, n.dot(x - pa.position), margin, out,
+                /*fixed_on_b=*/false);
     }
   }
   ReduceManifold(out, first, margin, 1e-6 * (r + h));

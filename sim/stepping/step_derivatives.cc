@@ -3,11 +3,13 @@
 #include "sapcontact/sim/stepping/step_derivatives.h"
 
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "sapcontact/sim/collision/contact_motion.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
 
 namespace sapcontact {
@@ -74,11 +76,15 @@ struct NextState {
 // 1e3 h (a smooth perturbation moves them by O(h); collision detection
 // choosing other points, as faces in exact alignment do when turned, moves
 // them by the faces' size).
+// `only`: the indices to check (every contact when null).
 bool ContactsFollow(const std::vector<ContactPoint>& moved,
-                    const std::vector<ContactPoint>& nominal, double h) {
+                    const std::vector<ContactPoint>& nominal, double h,
+                    const std::vector<int>* only = nullptr) {
   if (moved.size() != nominal.size()) return false;
   const double tolerance = 1e3 * h;
-  for (size_t k = 0; k < moved.size(); ++k) {
+  const size_t count = only ? only->size() : moved.size();
+  for (size_t i = 0; i < count; ++i) {
+    const size_t k = only ? (*only)[i] : i;
     const ContactPoint& a = moved[k];
     const ContactPoint& b = nominal[k];
     if (a.body_a != b.body_a || a.body_b != b.body_b ||
@@ -386,12 +392,107 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
         }
         return dq;
       };
+      // How the contacts move with the state (docs/theory.md §21): a
+      // contact whose features the narrow phase recorded moves in closed
+      // form (sim/collision/contact_motion.h) with its two colliders'
+      // velocity fields; the others are found again by collision detection
+      // at the perturbed state (central differences).
+      const int nc = static_cast<int>(contacts0.size());
+      const int nt = static_cast<int>(P0.trees.size());
+      // Each collider's velocity field per coordinate of its tree: rows
+      // 0-2 the angular velocity, 3-5 the linear one (of the point at the
+      // world origin), from its point Jacobians at 0, e_x and e_y.
+      struct Field {
+        int tree{-1};
+        Eigen::Matrix<double, 6, Eigen::Dynamic> columns;
+      };
+      std::map<int, Field> fields;
+      auto field_of = [&](int collider) -> const Field& {
+        auto it = fields.find(collider);
+        if (it != fields.end()) return it->second;
+        Field f;
+        Eigen::MatrixXd J0, Jx, Jy;
+        const Matrix3 I = Matrix3::Identity();
+        if (ColliderJacobian(collider, I, Vector3::Zero(), 1.0, &f.tree, &J0)) {
+          ColliderJacobian(collider, I, Vector3::UnitX(), 1.0, &f.tree, &Jx);
+          ColliderJacobian(collider, I, Vector3::UnitY(), 1.0, &f.tree, &Jy);
+          // w x e_x = (0, w_z, -w_y), w x e_y = (-w_z, 0, w_x).
+          f.columns.resize(6, J0.cols());
+          f.columns.row(0) = Jy.row(2) - J0.row(2);
+          f.columns.row(1) = J0.row(2) - Jx.row(2);
+          f.columns.row(2) = Jx.row(1) - J0.row(1);
+          f.columns.bottomRows(3) = J0;
+        } else {
+          f.tree = -1;
+        }
+        return fields.emplace(collider, std::move(f)).first->second;
+      };
+      std::vector<std::vector<int>> contacts_of_tree(nt);
+      std::vector<std::vector<int>> differenced_of_tree(nt);
+      for (int k = 0; k < nc; ++k) {
+        const ContactPoint& c = contacts0[k];
+        const bool closed = HasContactRate(c);
+        if (!closed) out.differenced_contacts.push_back(k);
+        for (int collider : {c.body_a, c.body_b}) {
+          const int t = field_of(collider).tree;
+          if (t < 0) continue;
+          if (contacts_of_tree[t].empty() || contacts_of_tree[t].back() != k) {
+            contacts_of_tree[t].push_back(k);
+            if (!closed) differenced_of_tree[t].push_back(k);
+          }
+        }
+      }
+      // The problem at the state moved by e along coordinate i, its
+      // contacts moved with it; *follows: whether the differenced contacts
+      // found there are the nominal ones moved a little.
+      auto moved_contacts_problem = [&](int i, double e, bool* follows) {
+        Perturb(saved, nv, i, e);
+        UpdateColliderPoses();
+        *follows = true;
+        if (i >= nv) {  // a velocity: the geometry stays
+          contacts_ = contacts0;
+          BuildProblem();
+          return problem_;
+        }
+        int t = nt - 1;
+        while (tree_offsets_[t] > i) --t;
+        const int j = i - tree_offsets_[t];
+        std::vector<ContactPoint> moved = contacts0;
+        if (!differenced_of_tree[t].empty()) {
+          StepInfo info;
+          Collide(&info);
+          *follows = ContactsFollow(contacts_, contacts0, e > 0 ? e : -e,
+                                    &differenced_of_tree[t]);
+          if (*follows) {
+            for (int k : differenced_of_tree[t]) moved[k] = contacts_[k];
+          }
+        }
+        auto velocity = [&](int collider) {
+          RigidVelocity u;
+          const Field& f = field_of(collider);
+          if (f.tree != t) return u;
+          u.angular = f.columns.col(j).head<3>();
+          u.linear = f.columns.col(j).tail<3>();
+          return u;
+        };
+        for (int k : contacts_of_tree[t]) {
+          ContactPoint& c = moved[k];
+          if (!HasContactRate(c)) continue;
+          const ContactRate r =
+              CalcContactRate(c, velocity(c.body_a), velocity(c.body_b));
+          c.phi += e * r.phi;
+          c.position += e * r.position;
+          c.normal = (c.normal + e * r.normal).normalized();
+        }
+        contacts_ = std::move(moved);
+        BuildProblem();
+        return problem_;  // copied by the caller
+      };
       for (int i = 0; i < 2 * nv; ++i) {
         const double h = i < nv ? hq : hv;
-        const SapProblem plus = moved_problem(i, h);
-        const bool plus_follows = ContactsFollow(contacts_, contacts0, h);
-        const SapProblem minus = moved_problem(i, -h);
-        const bool minus_follows = ContactsFollow(contacts_, contacts0, h);
+        bool plus_follows = true, minus_follows = true;
+        const SapProblem plus = moved_contacts_problem(i, h, &plus_follows);
+        const SapProblem minus = moved_contacts_problem(i, -h, &minus_follows);
         // Central difference of the data; where the contacts jump on one
         // side (faces in exact alignment, a contact at the margin), the
         // one-sided difference from the side that follows.

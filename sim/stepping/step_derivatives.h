@@ -29,11 +29,14 @@ namespace sapcontact {
 /// How TimeStepper::CalcStepDerivatives computes the derivatives.
 enum class StepDerivativeMethod {
   /// The contact solve by the implicit function theorem (one Hessian
-  /// factorization, one back-substitution per column); how the problem's
-  /// data (contact points, normals, phi, Jacobians, A, v*) move with x and u
-  /// by central differences of the problem's construction (collision
-  /// detection and free motion, no solve); the position update
-  /// analytically.
+  /// factorization, one back-substitution per column). The contacts move
+  /// with the configuration in closed form from the features they are
+  /// between (sim/collision/contact_motion.h; collision detection again,
+  /// by central differences, only for the differenced_contacts); the
+  /// problem's data built from them (contact frames, Jacobians, A, v*,
+  /// the rows) by central differences of the problem's construction along
+  /// that motion (smooth, no collision detection, no solve); the position
+  /// update analytically.
   kImplicit,
   /// Central differences of whole steps (problem, solve, position update),
   /// 2 (2 nv + nv + targets) solves: the reference. A coordinate's step is
@@ -93,6 +96,13 @@ struct StepDerivatives {
   /// normal velocity J_n e of the coordinate's unit motion; contact frames
   /// and Jacobians held) (kImplicit only).
   std::vector<int> held_contacts;
+  /// The contacts (indices into contact_regions) whose motion with the
+  /// configuration is taken by central differences of collision detection,
+  /// because the narrow phase does not record their features (GJK/EPA
+  /// pairs, meshes but for plane-mesh, cylinders, box-capsule, points where
+  /// an edge crosses a face's side, sim/collision/README.md); every other
+  /// contact moves in closed form (kImplicit only).
+  std::vector<int> differenced_contacts;
   /// Scaled residual of the step's solve at the linearization.
   double scaled_residual{0.0};
 };

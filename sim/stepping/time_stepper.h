@@ -337,11 +337,13 @@ class TimeStepper {
   /// (sim/stepping/step_derivatives.h, docs/theory.md §21). Changes nothing
   /// (state, last_problem(), Contacts() stay as they were). SAP model only.
   /// @throws std::invalid_argument with the rigid-QP model or sleeping
-  ///         bodies; SimulationError if the step cannot be taken. Where
-  ///         the contact set changes within a coordinate's central
-  ///         difference (the step is not differentiable there) the column
-  ///         is one-sided or holds the contacts
-  ///         (StepDerivatives::one_sided, held_contacts).
+  ///         bodies; SimulationError if the step cannot be taken. The
+  ///         contacts move in closed form from their features; where a
+  ///         differenced contact's set changes within a coordinate's
+  ///         central difference (the step is not differentiable there) the
+  ///         column is one-sided or holds the contacts
+  ///         (StepDerivatives::differenced_contacts, one_sided,
+  ///         held_contacts).
   StepDerivatives CalcStepDerivatives(
       const StepDerivativeOptions& options = {});
 

@@ -175,3 +175,24 @@ def test_derivatives_with_respect_to_a_pd_target():
     g = SOLVER.vjp(p, r, dL_dv=np.ones(6))
     assert g["dL_dactuation_target"] == pytest.approx(
         d["dv_dactuation_target"][:, 0].sum(), rel=1e-9)
+
+
+def test_step_derivatives_match_whole_steps(scenes_dir):
+    """Simulation.step_derivatives: the implicit method (contacts moved in
+    closed form) against central differences of whole steps, and the keys
+    it reports."""
+    sim = sapcontact.Simulation(scenes_dir / "box_slide.yaml")
+    sim.step(20)
+    d = sim.step_derivatives()
+    fd = sim.step_derivatives(method="finite_differences", position_step=1e-7,
+                              velocity_step=1e-7, force_step=1e-4)
+    nv = len(d["coordinates"])
+    assert d["A"].shape == (2 * nv, 2 * nv) and d["B"].shape == (2 * nv, nv)
+    for key in ("A", "B"):
+        for j in range(d[key].shape[1]):
+            scale = max(np.linalg.norm(d[key][:, j]), 1e-6)
+            assert np.linalg.norm(d[key][:, j] - fd[key][:, j]) <= 1e-6 * scale
+    # A box on a plane: its corners move in closed form.
+    assert len(d["region"]) == 4
+    assert list(d["differenced_contacts"]) == []
+    assert list(d["one_sided"]) == [] and list(d["held_contacts"]) == []
