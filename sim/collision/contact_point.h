@@ -64,20 +64,41 @@ inline void FlipContact(ContactPoint* c) {
 /// tangents are a deterministic, continuous-almost-everywhere function of n (t1
 /// is n crossed with the world axis least aligned with n), so the same normal
 /// always gets the same frame (useful for warm starts).
-inline Matrix3 ContactFrameRows(const Vector3& n) {
+/// The world axis least aligned with n, from which ContactFrameRows builds
+/// the tangents.
+inline Vector3 ContactFrameAxis(const Vector3& n) {
   const Vector3 a = n.cwiseAbs();
-  Vector3 e = Vector3::UnitX();
-  if (a.y() <= a.x() && a.y() <= a.z()) {
-    e = Vector3::UnitY();
-  } else if (a.z() <= a.x() && a.z() <= a.y()) {
-    e = Vector3::UnitZ();
-  }
+  if (a.y() <= a.x() && a.y() <= a.z()) return Vector3::UnitY();
+  if (a.z() <= a.x() && a.z() <= a.y()) return Vector3::UnitZ();
+  return Vector3::UnitX();
+}
+
+inline Matrix3 ContactFrameRows(const Vector3& n) {
+  const Vector3 e = ContactFrameAxis(n);
   const Vector3 t1 = e.cross(n).normalized();
   const Vector3 t2 = n.cross(t1);  // t1 x t2 = n for orthonormal (t1,t2,n)
   Matrix3 r;
   r.row(kNormal) = n.transpose();
   r.row(kTangent1) = t1.transpose();
   r.row(kTangent2) = t2.transpose();
+  return r;
+}
+
+/// The rate of ContactFrameRows(n) when the unit normal n turns at dn
+/// (n . dn = 0), on the branch of n's axis: t1 = (e x n) / |e x n| and
+/// t2 = n x t1 differentiated.
+inline Matrix3 ContactFrameRowsRate(const Vector3& n, const Vector3& dn) {
+  const Vector3 e = ContactFrameAxis(n);
+  const Vector3 c = e.cross(n);
+  const double length = c.norm();
+  const Vector3 t1 = c / length;
+  const Vector3 dc = e.cross(dn);
+  const Vector3 dt1 = (dc - t1 * t1.dot(dc)) / length;
+  const Vector3 dt2 = dn.cross(t1) + n.cross(dt1);
+  Matrix3 r;
+  r.row(kNormal) = dn.transpose();
+  r.row(kTangent1) = dt1.transpose();
+  r.row(kTangent2) = dt2.transpose();
   return r;
 }
 

@@ -475,17 +475,68 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
           u.linear = f.columns.col(j).tail<3>();
           return u;
         };
+        std::vector<std::pair<int, ContactRate>> rates;
         for (int k : contacts_of_tree[t]) {
           ContactPoint& c = moved[k];
           if (!HasContactRate(c)) continue;
           const ContactRate r =
               CalcContactRate(c, velocity(c.body_a), velocity(c.body_b));
+          rates.emplace_back(k, r);
           c.phi += e * r.phi;
           c.position += e * r.position;
           c.normal = (c.normal + e * r.normal).normalized();
         }
         contacts_ = std::move(moved);
         BuildProblem();
+        // Between free bodies and the static world, a contact's Jacobian
+        // blocks are J = s R(n) [I, -[p - c]x] (s = -1 for A, +1 for B), so
+        // their rate is closed form too: s (R' [I, -[p - c]x] +
+        // R [0, -[p' - c']x]), R' = ContactFrameRowsRate. The blocks are
+        // set to J0 + e J' (a central difference returns J' exactly), and
+        // v_n0 follows them. Robots' links keep the blocks built at the
+        // perturbed state (their point Jacobians move with the joints).
+        const int nb = static_cast<int>(scene_.bodies.size());
+        for (const auto& [k, r] : rates) {
+          const ContactPoint& c0 = contacts0[k];
+          const Contact& nominal = P0.contacts[k];
+          if (c0.body_a >= nb || c0.body_b >= nb ||
+              !nominal.bias_velocity.isZero(0.0)) {
+            continue;
+          }
+          Contact& c = problem_.contacts[k];
+          const Matrix3 R = ContactFrameRows(c0.normal);
+          const Matrix3 dR = ContactFrameRowsRate(c0.normal, r.normal);
+          auto rate_of = [&](int body, double sign) {
+            const Vector3 arm = c0.position - saved.state[body].pose.position;
+            Vector3 dc = Vector3::Zero();
+            if (tree_of_body_[body] == t && j < 3) dc(j) = 1.0;
+            Eigen::Matrix<double, 3, 6> dJ;
+            dJ.leftCols<3>() = sign * dR;
+            dJ.rightCols<3>() =
+                -sign * (dR * Skew(arm) + R * Skew(r.position - dc));
+            return dJ;
+          };
+          // The blocks in BuildProblem's order: A's then B's, the static
+          // side left out.
+          std::vector<std::pair<int, double>> sides;
+          if (tree_of_body_[c0.body_a] >= 0)
+            sides.emplace_back(c0.body_a, -1.0);
+          if (tree_of_body_[c0.body_b] >= 0) sides.emplace_back(c0.body_b, 1.0);
+          c.first.J =
+              nominal.first.J + e * rate_of(sides[0].first, sides[0].second);
+          if (sides.size() == 2) {
+            c.second->J = nominal.second->J +
+                          e * rate_of(sides[1].first, sides[1].second);
+          }
+          Vector3 vc = c.bias_velocity;
+          vc += c.first.J *
+                guess_.segment(tree_offsets_[c.first.tree], c.first.J.cols());
+          if (c.second) {
+            vc += c.second->J * guess_.segment(tree_offsets_[c.second->tree],
+                                               c.second->J.cols());
+          }
+          c.normal_velocity0 = vc(kNormal);
+        }
         return problem_;  // copied by the caller
       };
       for (int i = 0; i < 2 * nv; ++i) {

@@ -32,11 +32,12 @@ enum class StepDerivativeMethod {
   /// factorization, one back-substitution per column). The contacts move
   /// with the configuration in closed form from the features they are
   /// between (sim/collision/contact_motion.h; collision detection again,
-  /// by central differences, only for the differenced_contacts); the
-  /// problem's data built from them (contact frames, Jacobians, A, v*,
-  /// the rows) by central differences of the problem's construction along
-  /// that motion (smooth, no collision detection, no solve); the position
-  /// update analytically.
+  /// by central differences, only for the differenced_contacts), and so do
+  /// their frames and, between free bodies and the static world, their
+  /// Jacobian blocks; the rest of the problem (A, v*, the rows, robot
+  /// links' point Jacobians) by central differences of its construction at
+  /// the perturbed state (smooth, no collision detection, no solve); the
+  /// position update analytically (docs/theory.md §21).
   kImplicit,
   /// Central differences of whole steps (problem, solve, position update),
   /// 2 (2 nv + nv + targets) solves: the reference. A coordinate's step is

@@ -282,6 +282,37 @@ TEST(ContactMotion, BoxCapsule) {
   EXPECT_GT(t.kinds["point-point"], 5);
 }
 
+TEST(ContactMotion, FrameRateIsTheFramesDerivative) {
+  // ContactFrameRowsRate against central differences of ContactFrameRows
+  // along n(s) = normalize(n + s dn), for normals near each of the three
+  // axis branches.
+  std::mt19937 rng(3);
+  std::normal_distribution<double> g;
+  int checked = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    Vector3 n(g(rng), g(rng), g(rng));
+    n(trial % 3) *= 0.2;  // favour each branch in turn
+    n.normalize();
+    Vector3 dn(g(rng), g(rng), g(rng));
+    dn -= n * n.dot(dn);
+    const double h = 1e-6;
+    const Vector3 np = (n + h * dn).normalized(),
+                  nm = (n - h * dn).normalized();
+    if (ContactFrameAxis(np) != ContactFrameAxis(n) ||
+        ContactFrameAxis(nm) != ContactFrameAxis(n)) {
+      continue;  // the branch switches within the difference
+    }
+    const Matrix3 fd = (ContactFrameRows(np) - ContactFrameRows(nm)) / (2 * h);
+    const Matrix3 rate = ContactFrameRowsRate(n, dn);
+    EXPECT_LT((rate - fd).norm(), 1e-7 * (1.0 + dn.norm())) << trial;
+    // The rows stay orthonormal: R dR' is skew.
+    const Matrix3 R = ContactFrameRows(n);
+    EXPECT_LT((R * rate.transpose() + rate * R.transpose()).norm(), 1e-12);
+    ++checked;
+  }
+  EXPECT_GT(checked, 290);
+}
+
 TEST(ContactMotion, UnrecordedFeaturesAreRejected) {
   ContactPoint c;
   EXPECT_FALSE(HasContactRate(c));
