@@ -2,6 +2,7 @@
 // (sim/collision/contact_motion.h, docs/theory.md §21).
 #include "sapcontact/sim/collision/contact_motion.h"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace sapcontact {
@@ -105,13 +106,51 @@ Rates LineLine(const ContactFeature& l1, const RigidVelocity& ux,
   return {dphi, dp, dm};
 }
 
+// Y's line (b, f) cut by X's side plane (c, s) at x = b + tau f, tau =
+// s . (c - b) / (s . f), against X's face (a, m): phi = m . (x - a),
+// position x - phi/2 m.
+Rates LineCutOnFace(const ContactFeature& face, const ContactFeature& side,
+                    const RigidVelocity& ux, const ContactFeature& line,
+                    const RigidVelocity& uy) {
+  const Vector3& a = face.point;
+  const Vector3& m = face.direction;
+  const Vector3& c = side.point;
+  const Vector3& s = side.direction;
+  const Vector3& b = line.point;
+  const Vector3& f = line.direction;
+  const Vector3 ds = ux.angular.cross(s), df = uy.angular.cross(f);
+  const double num = s.dot(c - b), den = s.dot(f);
+  const double tau = num / den;
+  const double dnum = ds.dot(c - b) + s.dot(ux.At(c) - uy.At(b));
+  const double dden = ds.dot(f) + s.dot(df);
+  const double dtau = (dnum - tau * dden) / den;
+  const Vector3 x = b + tau * f;
+  const Vector3 dx = uy.At(b) + dtau * f + tau * df;
+  const Vector3 dm = ux.angular.cross(m);
+  const double phi = m.dot(x - a);
+  const double dphi = dm.dot(x - a) + m.dot(dx - ux.At(a));
+  const Vector3 dp = dx - 0.5 * dphi * m - 0.5 * phi * dm;
+  return {dphi, dp, dm};
+}
+
 }  // namespace
 
 bool HasContactRate(const ContactPoint& c) {
   const FeatureType a = c.feature_a.type, b = c.feature_b.type;
   if (a == FeatureType::kNone || b == FeatureType::kNone) return false;
-  if (a == FeatureType::kFace) return b == FeatureType::kPoint;
-  if (b == FeatureType::kFace) return a == FeatureType::kPoint;
+  // A line against a face: only where a side plane cuts it at an angle.
+  const auto cut = [&](const ContactFeature& line) {
+    return c.side.type == FeatureType::kFace &&
+           std::abs(c.side.direction.dot(line.direction)) > 1e-9;
+  };
+  if (a == FeatureType::kFace) {
+    return b == FeatureType::kPoint ||
+           (b == FeatureType::kLine && cut(c.feature_b));
+  }
+  if (b == FeatureType::kFace) {
+    return a == FeatureType::kPoint ||
+           (a == FeatureType::kLine && cut(c.feature_a));
+  }
   if (a == FeatureType::kLine && b == FeatureType::kLine) {
     return c.feature_a.direction.cross(c.feature_b.direction).norm() > 1e-9;
   }
@@ -131,7 +170,12 @@ ContactRate CalcContactRate(const ContactPoint& c, const RigidVelocity& a,
   Rates r;
   double sign = 1.0;
   using T = FeatureType;
-  if (fa.type == T::kFace) {
+  if (fa.type == T::kFace && fb.type == T::kLine) {
+    r = LineCutOnFace(fa, c.side, a, fb, b);
+  } else if (fb.type == T::kFace && fa.type == T::kLine) {
+    r = LineCutOnFace(fb, c.side, b, fa, a);
+    sign = -1.0;
+  } else if (fa.type == T::kFace) {
     r = PointFace(fa, a, fb, b, c.phi);
   } else if (fb.type == T::kFace) {
     r = PointFace(fb, b, fa, a, c.phi);

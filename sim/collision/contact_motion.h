@@ -29,7 +29,8 @@ struct ContactRate {
 
 /// Whether the contact's motion is known in closed form: its features are
 /// a point, line or face of A against a point, line or face of B other than
-/// face-face, face-line and line-line with parallel lines.
+/// face-face, line-line with parallel lines, and line-face without a side
+/// plane cutting the line (ContactPoint::side).
 bool HasContactRate(const ContactPoint& c);
 
 /// The rates of contact `c` (HasContactRate(c) must hold) when A moves with
@@ -37,7 +38,8 @@ bool HasContactRate(const ContactPoint& c);
 /// bodies: phi is the signed distance between them along the normal minus
 /// the radii, the normal the unit direction between their closest points
 /// (the face's normal against a face), the position the midpoint of the two
-/// surface points (ContactPoint), all as the narrow phase defines them.
+/// surface points (ContactPoint), all as the narrow phase defines them; a
+/// line against a face is the point where the side plane cuts the line.
 ContactRate CalcContactRate(const ContactPoint& c, const RigidVelocity& a,
                             const RigidVelocity& b);
 

@@ -48,6 +48,10 @@ struct ContactPoint {
   /// narrow phase does not record them; sim/collision/README.md says which
   /// pairs do).
   ContactFeature feature_a, feature_b;
+  /// A line against a face (a face manifold's clipped point: where an edge
+  /// of one shape crosses a side plane of the other's face): that side
+  /// plane, a kFace of the face's body; kNone otherwise.
+  ContactFeature side;
 };
 
 /// The same contact seen from the other side: B and A swapped, the normal

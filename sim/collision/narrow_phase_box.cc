@@ -68,19 +68,41 @@ void FaceContacts(const OrientedBox& ref, int face, double sign,
   EmitFaceContacts(poly.data(), n, n_ref, plane, ref_is_a, margin, 1e-8 * scale,
                    out);
   // Features: an incident corner kept by the clipping is a vertex of `inc`
-  // against the reference face; a point where an incident edge crosses a
-  // side plane slides along that edge (not recorded).
+  // against the reference face; a point where an incident edge crosses one
+  // side plane is that edge's line cut by the side plane (it slides along
+  // the edge); a corner of the reference face inside the incident face
+  // (two side planes) is not recorded.
+  const double tol = 1e-12 * scale;
   for (size_t k = first; k < out->size(); ++k) {
     ContactPoint& c = (*out)[k];
     const Vector3 x = c.position + 0.5 * c.phi * n_ref;
-    for (const Vector3& corner : corners) {
-      if ((x - corner).norm() > 1e-12 * scale) continue;
-      ContactFeature& on_ref = ref_is_a ? c.feature_a : c.feature_b;
-      ContactFeature& on_inc = ref_is_a ? c.feature_b : c.feature_a;
-      on_ref = FaceFeature(corner - c.phi * n_ref, n_ref);
-      on_inc = PointFeature(corner);
-      break;
+    ContactFeature& on_ref = ref_is_a ? c.feature_a : c.feature_b;
+    ContactFeature& on_inc = ref_is_a ? c.feature_b : c.feature_a;
+    const Vector3 on_face = x - c.phi * n_ref;
+    int corner = -1;
+    for (int i = 0; i < 4 && corner < 0; ++i) {
+      if ((x - corners[i]).norm() <= tol) corner = i;
     }
+    if (corner >= 0) {
+      on_ref = FaceFeature(on_face, n_ref);
+      on_inc = PointFeature(corners[corner]);
+      continue;
+    }
+    int edge = -1, cut = -1, cuts = 0;
+    for (int i = 0; i < 4; ++i) {
+      const Vector3 d = corners[(i + 1) % 4] - corners[i];
+      const Vector3 w = x - corners[i];
+      if ((w - d * (w.dot(d) / d.squaredNorm())).norm() <= 1e3 * tol) edge = i;
+      if (std::abs(sides[i].normal.dot(x) - sides[i].offset) <= 1e3 * tol) {
+        cut = i;
+        ++cuts;
+      }
+    }
+    if (edge < 0 || cuts != 1) continue;
+    const Vector3 d = corners[(edge + 1) % 4] - corners[edge];
+    on_ref = FaceFeature(on_face, n_ref);
+    on_inc = LineFeature(x, d.normalized());
+    c.side = FaceFeature(x, sides[cut].normal);
   }
 }
 

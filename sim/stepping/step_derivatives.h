@@ -99,10 +99,11 @@ struct StepDerivatives {
   std::vector<int> held_contacts;
   /// The contacts (indices into contact_regions) whose motion with the
   /// configuration is taken by central differences of collision detection,
-  /// because the narrow phase does not record their features (GJK/EPA
-  /// pairs, meshes but for plane-mesh, cylinders, box-capsule, points where
-  /// an edge crosses a face's side, sim/collision/README.md); every other
-  /// contact moves in closed form (kImplicit only).
+  /// because the narrow phase does not record their features (the GJK/EPA
+  /// pairs: meshes but for plane-mesh, cylinders; box-capsule but for the
+  /// segment ends; a box face's corner inside the other's,
+  /// sim/collision/README.md); every other contact moves in closed form
+  /// (kImplicit only).
   std::vector<int> differenced_contacts;
   /// Scaled residual of the step's solve at the linearization.
   double scaled_residual{0.0};

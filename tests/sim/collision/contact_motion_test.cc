@@ -253,6 +253,18 @@ TEST(ContactMotion, BoxBoxFacesAndEdges) {
       200);
   EXPECT_GT(flipped.kinds["point-face"], 400);
 
+  // Overhanging: the upper box past the lower one's +x side, so that its
+  // bottom edges are cut by that side plane.
+  const Shape wide = MakeBox(0.3, 0.25, 0.1);
+  auto overhanging = [&](std::mt19937& rng, Pose* pa, Pose* pb) {
+    resting(rng, pa, pb);
+    pb->position = pa->ToWorld(
+        Vector3(0.3 + 0.05 * u(rng), 0.1 * u(rng), 0.15 + 0.01 * u(rng)));
+  };
+  Tally cut = CheckRates(lower, wide, overhanging, 200);
+  EXPECT_GT(cut.kinds["face-line"], 200);
+  EXPECT_GT(cut.kinds["face-point"], 100);
+
   // Edge on edge: B turned 45 degrees about x, A about y, B just below A's
   // lower edge line crossing it.
   const Shape bar = MakeBox(0.4, 0.1, 0.1);
