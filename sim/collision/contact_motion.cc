@@ -133,11 +133,53 @@ Rates LineCutOnFace(const ContactFeature& face, const ContactFeature& side,
   return {dphi, dp, dm};
 }
 
+// Y's rim point x = o + r d (circle centre o, axis k, d the deepest
+// direction towards X's face (a, m) turned by quarter x 90 degrees:
+// d_0 = -w / |w|, w = m - (m . k) k, d_1 = k x d_0, d_2 = -d_0, d_3 = -d_1)
+// on that face: phi = m . (x - a), position x - phi/2 m.
+Rates RimOnFace(const ContactFeature& face, const RigidVelocity& ux,
+                const ContactFeature& rim, const RigidVelocity& uy) {
+  const Vector3& a = face.point;
+  const Vector3& m = face.direction;
+  const Vector3& o = rim.point;
+  const Vector3& k = rim.direction;
+  const Vector3 dm = ux.angular.cross(m), dk = uy.angular.cross(k);
+  const Vector3 w = m - m.dot(k) * k;
+  const double length = w.norm();
+  const Vector3 u = -w / length;
+  const Vector3 dw = dm - (dm.dot(k) + m.dot(dk)) * k - m.dot(k) * dk;
+  const Vector3 du = -(dw - u * u.dot(dw)) / length;
+  Vector3 d = u, dd = du;
+  if (rim.quarter % 2 == 1) {
+    d = k.cross(u);
+    dd = dk.cross(u) + k.cross(du);
+  }
+  if (rim.quarter >= 2) {
+    d = -d;
+    dd = -dd;
+  }
+  const Vector3 x = o + rim.rim * d;
+  const Vector3 dx = uy.At(o) + rim.rim * dd;
+  const double phi = m.dot(x - a);
+  const double dphi = dm.dot(x - a) + m.dot(dx - ux.At(a));
+  const Vector3 dp = dx - 0.5 * dphi * m - 0.5 * phi * dm;
+  return {dphi, dp, dm};
+}
+
 }  // namespace
 
 bool HasContactRate(const ContactPoint& c) {
   const FeatureType a = c.feature_a.type, b = c.feature_b.type;
   if (a == FeatureType::kNone || b == FeatureType::kNone) return false;
+  // A rim point on a face, the circle not parallel to it.
+  if (a == FeatureType::kRim || b == FeatureType::kRim) {
+    const ContactFeature& rim =
+        a == FeatureType::kRim ? c.feature_a : c.feature_b;
+    const ContactFeature& face =
+        a == FeatureType::kRim ? c.feature_b : c.feature_a;
+    return face.type == FeatureType::kFace &&
+           face.direction.cross(rim.direction).norm() > 1e-9;
+  }
   // A line against a face: only where a side plane cuts it at an angle.
   const auto cut = [&](const ContactFeature& line) {
     return c.side.type == FeatureType::kFace &&
@@ -170,7 +212,12 @@ ContactRate CalcContactRate(const ContactPoint& c, const RigidVelocity& a,
   Rates r;
   double sign = 1.0;
   using T = FeatureType;
-  if (fa.type == T::kFace && fb.type == T::kLine) {
+  if (fa.type == T::kFace && fb.type == T::kRim) {
+    r = RimOnFace(fa, a, fb, b);
+  } else if (fb.type == T::kFace && fa.type == T::kRim) {
+    r = RimOnFace(fb, b, fa, a);
+    sign = -1.0;
+  } else if (fa.type == T::kFace && fb.type == T::kLine) {
     r = LineCutOnFace(fa, c.side, a, fb, b);
   } else if (fb.type == T::kFace && fa.type == T::kLine) {
     r = LineCutOnFace(fb, c.side, b, fa, a);

@@ -20,6 +20,10 @@ enum class FeatureType : unsigned char {
   kLine,   ///< a line through `point` along the unit `direction`: an edge
            ///< or a capsule's segment, touched in its interior
   kFace,   ///< a plane through `point` with unit outward normal `direction`
+  kRim,    ///< a point of a circle (centre `point`, unit axis `direction`,
+           ///< radius `rim`): the one deepest towards the face it touches,
+           ///< turned by `quarter` x 90 degrees about the axis (a tilted
+           ///< cylinder's cap rim on a plane)
 };
 
 struct ContactFeature {
@@ -27,6 +31,8 @@ struct ContactFeature {
   Vector3 point{Vector3::Zero()};      ///< world [m]
   Vector3 direction{Vector3::Zero()};  ///< unit; kLine and kFace only
   double radius{0.0};                  ///< [m] the surface is this far out
+  double rim{0.0};                     ///< kRim: the circle's radius [m]
+  int quarter{0};                      ///< kRim: 0 to 3
 };
 
 /// A point contact between body A and body B (indices into the body list the

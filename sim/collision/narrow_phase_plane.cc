@@ -28,6 +28,9 @@ void EmitAbove(const Vector3& n, const Vector3& x, double d, double margin,
 // A cylinder counts as upright on the plane (its rim's depth varies by less
 // than this fraction of its size: round-off) when choosing its rim points.
 constexpr double kUprightTolerance = 1e-9;
+// A tilted cylinder's rim points are recorded as features (their rates grow
+// as 1 / tilt) from this tilt [rad] on.
+constexpr double kRimTilt = 1e-3;
 
 }  // namespace
 
@@ -101,12 +104,24 @@ void CollidePlaneCylinder(const Shape&, const Pose& pa, const Shape& b,
   const size_t first = out->size();
   for (double side : {lower, -lower}) {
     const Vector3 centre = pb.position + side * h * axis;
-    for (const Vector3& d : {u, v, Vector3(-u), Vector3(-v)}) {
-      const Vector3 x = centre + r * d;
-      // Rim points are not fixed on B (tilted, the deepest slides along the
-      // rim as B turns; upright, a tilt picks other points): not recorded.
+    const Vector3 rim[4] = {u, v, -u, -v};
+    for (int quarter = 0; quarter < 4; ++quarter) {
+      const Vector3 x = centre + r * rim[quarter];
+      const size_t before = out->size();
       EmitAbove(n, x, n.dot(x - pa.position), margin, out,
                 /*fixed_on_b=*/false);
+      // Tilted, the rim points slide along the rim as B turns: recorded as
+      // rim features where the tilt is clear of upright (upright, a tilt
+      // picks other points: not recorded).
+      if (out->size() > before && tilt > kRimTilt) {
+        ContactPoint& c = out->back();
+        c.feature_a = FaceFeature(x - c.phi * n, n);
+        c.feature_b.type = FeatureType::kRim;
+        c.feature_b.point = centre;
+        c.feature_b.direction = axis;
+        c.feature_b.rim = r;
+        c.feature_b.quarter = quarter;
+      }
     }
   }
   ReduceManifold(out, first, margin, 1e-6 * (r + h));

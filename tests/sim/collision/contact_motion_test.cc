@@ -48,6 +48,8 @@ std::string KindOf(const ContactPoint& c) {
         return "line";
       case FeatureType::kFace:
         return "face";
+      case FeatureType::kRim:
+        return "rim";
       default:
         return "none";
     }
@@ -171,6 +173,10 @@ TEST(ContactMotion, PlaneBoxSphereCapsule) {
   Tally capsule =
       CheckRates(MakePlane(), MakeCapsule(0.05, 0.2), place(0.1), 300);
   EXPECT_GT(capsule.kinds["face-point"], 100);
+  // A cylinder (radius 0.05, length 0.2) at random tilts: its rim points.
+  Tally cylinder =
+      CheckRates(MakePlane(), MakeCylinder(0.05, 0.2), place(0.09), 300);
+  EXPECT_GT(cylinder.kinds["face-rim"], 200);
 }
 
 TEST(ContactMotion, RoundPairs) {

@@ -126,7 +126,8 @@ TEST(StepDerivatives, TowerOfPrimitivePairsInClosedForm) {
   // the reference face), a capsule lying across a capsule (crossing lines)
   // on the ground (segment ends against the plane), a ball in the crook of
   // a capsule's end (point against point) and one against its side (point
-  // against line), a ball on the ground: every contact in closed form.
+  // against line), a ball on the ground, a can tilted on its rim (a rim
+  // point sliding along the rim): every contact in closed form.
   const Scene scene = LoadSceneFromString(
       "time_step: 1.0e-3\n"
       "duration: 1.0\n"
@@ -163,10 +164,15 @@ TEST(StepDerivatives, TowerOfPrimitivePairsInClosedForm) {
       "  - name: side_ball\n"
       "    shape: {type: sphere, radius: 0.05}\n"
       "    mass: 0.2\n"
-      "    position: [0.9, 0.0893, 0.04995]\n",
+      "    position: [0.9, 0.0893, 0.04995]\n"
+      "  - name: can\n"
+      "    shape: {type: cylinder, radius: 0.04, length: 0.12}\n"
+      "    mass: 0.3\n"
+      "    position: [0, 1, 0.06904]\n"
+      "    rpy: [0.3, 0, 0]\n",
       "tower.yaml");
   const StepDerivatives d = CheckScene(scene, 20, "tower", 1e-7, 1e-4);
-  EXPECT_EQ(d.contact_regions.size(), 15u);
+  EXPECT_EQ(d.contact_regions.size(), 16u);
   // Every kind of feature pair is there.
   TimeStepper stepper(scene);
   for (int i = 0; i < 20; ++i) stepper.Step();
@@ -179,7 +185,8 @@ TEST(StepDerivatives, TowerOfPrimitivePairsInClosedForm) {
   EXPECT_EQ(kinds, (std::set<std::pair<T, T>>{{T::kPoint, T::kPoint},
                                               {T::kPoint, T::kLine},
                                               {T::kPoint, T::kFace},
-                                              {T::kLine, T::kLine}}));
+                                              {T::kLine, T::kLine},
+                                              {T::kFace, T::kRim}}));
   EXPECT_TRUE(d.differenced_contacts.empty());
   EXPECT_TRUE(d.one_sided.empty());
   EXPECT_TRUE(d.held_contacts.empty());
