@@ -216,6 +216,17 @@ void CollideSphereCylinder(const Shape& a, const Pose& pa, const Shape& b,
   const double axial = p.z() >= 0.0 ? 1.0 : -1.0;
   Vector3 surface, outward;  // closest cylinder point, outward normal there
   double distance = 0.0;     // signed, of the centre
+  // The cylinder's feature: its side is the axis with radius R, a cap a
+  // face; the rim (a circle) is not recorded.
+  ContactFeature feature;
+  const Vector3 axis_world = pb.orientation * Vector3::UnitZ();
+  if (rho > R && std::abs(p.z()) > h) {
+  } else if (rho > 1e-9 * R && (rho > R || R - rho < h - std::abs(p.z()))) {
+    feature = LineFeature(pb.position, axis_world, R);
+  } else if (rho <= R) {
+    feature = FaceFeature(pb.ToWorld(Vector3(p.x(), p.y(), axial * h)),
+                          axial * axis_world);
+  }
   if (rho > R || std::abs(p.z()) > h) {
     surface = Vector3(std::min(rho, R) * radial.x(),
                       std::min(rho, R) * radial.y(), std::clamp(p.z(), -h, h));
@@ -236,6 +247,10 @@ void CollideSphereCylinder(const Shape& a, const Pose& pa, const Shape& b,
   // From the sphere (A) into the cylinder (B): against the outward normal.
   const Vector3 n = -(pb.orientation * outward);
   out->push_back(MakeContact(pa.position + a.radius * n, n, phi));
+  if (feature.type != FeatureType::kNone) {
+    out->back().feature_a = PointFeature(pa.position, a.radius);
+    out->back().feature_b = feature;
+  }
 }
 
 }  // namespace sapcontact

@@ -100,8 +100,8 @@ struct StepDerivatives {
   /// The contacts (indices into contact_regions) whose motion with the
   /// configuration is taken by central differences of collision detection,
   /// because the narrow phase does not record their features (the GJK/EPA
-  /// pairs: meshes but for plane-mesh, cylinders but tilted on a plane;
-  /// box-capsule but for the
+  /// pairs: meshes but for plane-mesh, cylinders but tilted on a plane or
+  /// under a sphere; box-capsule but for the
   /// segment ends; a box face's corner inside the other's,
   /// sim/collision/README.md); every other contact moves in closed form
   /// (kImplicit only).

@@ -195,6 +195,10 @@ TEST(ContactMotion, RoundPairs) {
   Tally sc = CheckRates(sphere, capsule, Touching(sphere, capsule), 200);
   EXPECT_GT(sc.kinds["point-line"], 100);
   EXPECT_GT(sc.kinds["point-point"], 5);
+  const Shape cylinder = MakeCylinder(0.06, 0.2);
+  Tally sy = CheckRates(sphere, cylinder, Touching(sphere, cylinder), 300);
+  EXPECT_GT(sy.kinds["point-line"], 50);  // the side
+  EXPECT_GT(sy.kinds["point-face"], 5);   // a cap
   const Shape other = MakeCapsule(0.04, 0.25);
   Tally cc = CheckRates(capsule, other, Touching(capsule, other), 300);
   EXPECT_GT(cc.kinds["line-line"], 50);
