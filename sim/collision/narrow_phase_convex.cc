@@ -217,30 +217,34 @@ void CollideSphereCylinder(const Shape& a, const Pose& pa, const Shape& b,
   Vector3 surface, outward;  // closest cylinder point, outward normal there
   double distance = 0.0;     // signed, of the centre
   // The cylinder's feature: its side is the axis with radius R, a cap a
-  // face; the rim (a circle) is not recorded.
-  ContactFeature feature;
+  // face; the rim (a circle) is not recorded, nor the side with the centre
+  // on the axis (no radial direction).
   const Vector3 axis_world = pb.orientation * Vector3::UnitZ();
-  if (rho > R && std::abs(p.z()) > h) {
-  } else if (rho > 1e-9 * R && (rho > R || R - rho < h - std::abs(p.z()))) {
-    feature = LineFeature(pb.position, axis_world, R);
-  } else if (rho <= R) {
-    feature = FaceFeature(pb.ToWorld(Vector3(p.x(), p.y(), axial * h)),
-                          axial * axis_world);
-  }
+  const ContactFeature side = LineFeature(pb.position, axis_world, R);
+  const ContactFeature cap = FaceFeature(
+      pb.ToWorld(Vector3(p.x(), p.y(), axial * h)), axial * axis_world);
+  ContactFeature feature;
   if (rho > R || std::abs(p.z()) > h) {
     surface = Vector3(std::min(rho, R) * radial.x(),
                       std::min(rho, R) * radial.y(), std::clamp(p.z(), -h, h));
     const Vector3 d = p - surface;
     distance = d.norm();
     outward = d / distance;
+    if (rho <= R) {
+      feature = cap;
+    } else if (std::abs(p.z()) <= h) {
+      feature = side;
+    }
   } else if (R - rho < h - std::abs(p.z())) {  // nearer the side
     surface = Vector3(R * radial.x(), R * radial.y(), p.z());
     outward = radial;
     distance = rho - R;
+    if (rho > 1e-9 * R) feature = side;
   } else {  // nearer a cap
     surface = Vector3(p.x(), p.y(), axial * h);
     outward = Vector3(0.0, 0.0, axial);
     distance = std::abs(p.z()) - h;
+    feature = cap;
   }
   const double phi = distance - a.radius;
   if (phi > margin) return;
