@@ -496,7 +496,9 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
         // v_n0 follows them. Robots' links keep the blocks built at the
         // perturbed state (their point Jacobians move with the joints).
         const int nb = static_cast<int>(scene_.bodies.size());
-        for (const auto& [k, r] : rates) {
+        for (const auto& entry : rates) {
+          const int k = entry.first;
+          const ContactRate& r = entry.second;
           const ContactPoint& c0 = contacts0[k];
           const Contact& nominal = P0.contacts[k];
           if (c0.body_a >= nb || c0.body_b >= nb ||
