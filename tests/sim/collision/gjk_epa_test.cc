@@ -110,24 +110,39 @@ TEST(GjkEpa, PolytopePairsEqualBruteForce) {
 }
 
 // Box-box agrees with the box-box narrow phase's SAT depth and exact
-// distance (its smallest phi with a large margin).
+// distance (its smallest phi with a large margin). The narrow phase keeps a
+// face axis unless an edge axis is shallower by more than 1e-5 of the sum of
+// the half-diagonals (sim/collision/README.md), so its depth may exceed the
+// true one, which EPA finds, by up to that much; never the other way.
 TEST(GjkEpa, BoxPairsEqualTheBoxBoxNarrowPhase) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(0.0, 1.0);
+  // One draw per statement: the same configurations with every compiler.
+  const auto random_vector = [&] {
+    const double x = u(rng), y = u(rng), z = u(rng);
+    return Vector3(x, y, z);
+  };
+  int face_preferred = 0;
   for (int trial = 0; trial < 2000; ++trial) {
     const Shape a = RandomBox(rng, 0.05, 0.4), b = RandomBox(rng, 0.05, 0.4);
-    const Pose pa = At(Vector3(u(rng), u(rng), u(rng)), RandomRotation(rng));
-    const Pose pb = At(
-        pa.position + 0.4 * Vector3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5),
-        RandomRotation(rng));
+    const Pose pa = At(random_vector(), RandomRotation(rng));
+    const Vector3 offset = 0.4 * (random_vector() - Vector3::Constant(0.5));
+    const Pose pb = At(pa.position + offset, RandomRotation(rng));
     std::vector<ContactPoint> c;
     CollideBoxBox(a, pa, b, pb, 10.0, &c);
     ASSERT_FALSE(c.empty());
     double phi = c[0].phi;
     for (const auto& k : c) phi = std::min(phi, k.phi);
-    EXPECT_NEAR(Distance(a, pa, b, pb).distance, phi,
-                1e-9 * std::max(std::abs(phi), 0.1));
+    const ConvexDistanceResult r = Distance(a, pa, b, pb);
+    const double tol = 1e-9 * std::max(std::abs(phi), 0.1);
+    const double preference =
+        1e-5 * (0.5 * a.size.norm() + 0.5 * b.size.norm());
+    EXPECT_GE(r.distance, phi - tol) << "trial " << trial;
+    EXPECT_LE(r.distance, phi + (phi < 0.0 ? preference : 0.0) + tol)
+        << "trial " << trial << ", status " << static_cast<int>(r.status);
+    if (r.distance > phi + tol) ++face_preferred;
   }
+  EXPECT_LT(face_preferred, 20);  // rare: a near tie of a face and an edge
 }
 
 // Hand-made polytopes touching exactly (every coordinate exact in binary):
