@@ -223,6 +223,15 @@ void CheckVector(const Eigen::VectorXd& v, long long n, const std::string& path,
     Fail(path, os.str());
   }
   if (!v.allFinite()) Fail(path, name + " has non-finite entries");
+  // The reader's range (kFclibMaxAbsValue): what is written reads back.
+  for (Eigen::Index k = 0; k < v.size(); ++k) {
+    if (std::abs(v[k]) > kFclibMaxAbsValue) {
+      std::ostringstream os;
+      os << name << "[" << k << "] = " << v[k]
+         << " is out of range (|x| <= " << kFclibMaxAbsValue << ")";
+      Fail(path, os.str());
+    }
+  }
 }
 
 void CheckMatrixValues(const Eigen::SparseMatrix<double>& a,
@@ -231,6 +240,13 @@ void CheckMatrixValues(const Eigen::SparseMatrix<double>& a,
     for (Eigen::SparseMatrix<double>::InnerIterator it(a, k); it; ++it) {
       if (!std::isfinite(it.value())) {
         Fail(path, name + " has non-finite entries");
+      }
+      if (std::abs(it.value()) > kFclibMaxAbsValue) {
+        std::ostringstream os;
+        os << name << "(" << it.row() << ", " << it.col()
+           << ") = " << it.value()
+           << " is out of range (|x| <= " << kFclibMaxAbsValue << ")";
+        Fail(path, os.str());
       }
     }
   }

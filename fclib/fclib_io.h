@@ -122,7 +122,9 @@ FclibGlobalProblem ReadFclibGlobal(const std::string& path);
 /// Writes `problem` (and its solution, if any) to `path` with libfclib
 /// (compressed columns). An existing file at `path` is replaced (libfclib
 /// stores one problem per file). The problem is checked first (sizes,
-/// finiteness, mu >= 0). @throws FclibError naming the file and the field.
+/// finite values of magnitude at most kFclibMaxAbsValue, the reader's range,
+/// so that every file written reads back; mu >= 0). @throws FclibError
+/// naming the file and the field.
 void WriteFclibLocal(const std::string& path, const FclibLocalProblem& problem);
 
 /// As WriteFclibLocal for a global problem.

@@ -261,5 +261,28 @@ TEST(FclibIo, WriterRejectsInconsistentProblems) {
             std::string::npos);
 }
 
+// A value the reader would reject (finite, but beyond kFclibMaxAbsValue) is
+// rejected by the writer, naming the entry, so that every file written reads
+// back (found by the fclib fuzzer: a global M entry of 1.8e308).
+TEST(FclibIo, WriterRejectsValuesTheReaderRejects) {
+  FclibLocalProblem p = RandomLocalProblem(2, 6, 3);
+  p.q(4) = 1e200;
+  EXPECT_NE(ErrorOf([&] {
+              WriteFclibLocal(TempPath("big_q.hdf5"), p);
+            }).find("q[4] = 1e+200 is out of range (|x| <= 1e+150)"),
+            std::string::npos);
+  p = RandomLocalProblem(2, 6, 3);
+  p.W.coeffRef(1, 2) = -2e151;
+  EXPECT_NE(ErrorOf([&] {
+              WriteFclibLocal(TempPath("big_w.hdf5"), p);
+            }).find("W(1, 2) = -2e+151 is out of range"),
+            std::string::npos);
+  // At the limit: written and read back exactly.
+  p = RandomLocalProblem(2, 6, 3);
+  p.q(0) = kFclibMaxAbsValue;
+  WriteFclibLocal(TempPath("limit_q.hdf5"), p);
+  EXPECT_EQ(ReadFclibLocal(TempPath("limit_q.hdf5")).q(0), kFclibMaxAbsValue);
+}
+
 }  // namespace
 }  // namespace sapcontact
