@@ -611,12 +611,36 @@ void SapSolver::PackResults(const SapProblem& problem,
     results->constraint_velocities = vc_.tail(n_rows - 3 * nc);
     results->constraint_impulses = gamma_.tail(n_rows - 3 * nc);
     model.Scatter(jtg_, &results->generalized_impulse);
+    if (results->status != SapSolverStatus::kConverged &&
+        !(results->v.allFinite() && vc_.allFinite() && gamma_.allFinite() &&
+          results->generalized_impulse.allFinite())) {
+      FallBackToFreeMotion(problem, results);
+    }
   } else {
     results->v_c.resize(0);
     results->gamma.resize(0);
     results->constraint_velocities.resize(0);
     results->constraint_impulses.resize(0);
   }
+}
+
+void SapSolver::FallBackToFreeMotion(const SapProblem& problem,
+                                     SapSolverResults* results) const {
+  // Allocates: a failure path only.
+  const SapModel& model = model_;
+  const int nc = model.num_contacts();
+  const int n_rows = model.num_constraint_rows();
+  StackedVStar(problem, &results->v);
+  Eigen::VectorXd v, v_c;
+  model.Gather(results->v, &v);
+  model.MultiplyJ(v, &v_c);
+  model.AddBias(&v_c);
+  v_c = v_c.unaryExpr([](double x) { return std::isfinite(x) ? x : 0.0; });
+  results->v_c = v_c.head(3 * nc);
+  results->constraint_velocities = v_c.tail(n_rows - 3 * nc);
+  results->gamma.setZero(3 * nc);
+  results->constraint_impulses.setZero(n_rows - 3 * nc);
+  results->generalized_impulse.setZero(problem.num_velocities());
 }
 
 InverseDynamicsResult CalcInverseDynamics(const SapProblem& problem,

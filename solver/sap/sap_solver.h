@@ -133,6 +133,10 @@ class SapSolver {
                       int symbolic_start, SapSolverStatistics* stats) const;
   // Velocities, impulses and regularization in the user's order.
   void PackResults(const SapProblem& problem, SapSolverResults* results) const;
+  // A failed solve whose iterate is not finite: v*, no impulses
+  // (SapSolverResults).
+  void FallBackToFreeMotion(const SapProblem& problem,
+                            SapSolverResults* results) const;
 
   // At v on an island: r = v - v*, A r, v_c, gamma (and G with the
   // contacts' regions, when G is given), J' gamma, the gradient

@@ -102,6 +102,11 @@ struct SapSolverStatistics {
   double time_total{0.0};
 };
 
+/// Every vector is finite, whatever the status: when a failed solve's last
+/// iterate is not (inputs so large that the cost overflows, status
+/// kFactorizationFailed "non-finite cost or gradient"), the results are
+/// v = v* with zero impulses and the velocities of v* (0 where even they
+/// overflow).
 struct SapSolverResults {
   SapSolverStatus status{SapSolverStatus::kMaxIterations};
   /// Explanation when status != kConverged.

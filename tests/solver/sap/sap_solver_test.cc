@@ -331,6 +331,32 @@ TEST(SapSolver, CandidateStartsPickTheOptimalOrTheLowestCost) {
       "guess 1 has size 1");
 }
 
+// Valid but huge inputs whose cost overflows at the first iterate: the
+// failure is reported, and the results are v*, no impulses and no NaN
+// (found by the solver fuzzer, tests/fuzz/targets/solver_fuzzer.cc).
+TEST(SapSolver, OverflowingCostFailsWithFiniteResults) {
+  SapProblem p;
+  p.time_step = 1e-3;
+  Tree tree;
+  tree.A = Eigen::MatrixXd::Constant(1, 1, 1e300);
+  tree.v_star = Eigen::VectorXd::Constant(1, -1e200);
+  p.trees.push_back(tree);
+  Contact c;
+  c.first.tree = 0;
+  c.first.J = Eigen::MatrixXd::Zero(3, 1);
+  c.first.J(0, 0) = 1e150;  // w = J A^-1 J' = 1, v_n = J v* = -1e350
+  p.contacts.push_back(c);
+  SapSolver solver;
+  const SapSolverResults r = solver.Solve(p);
+  EXPECT_EQ(r.status, SapSolverStatus::kFactorizationFailed);
+  EXPECT_NE(r.message.find("non-finite cost"), std::string::npos) << r.message;
+  EXPECT_EQ(r.v, p.trees[0].v_star);
+  EXPECT_TRUE(r.gamma.isZero(0.0));
+  EXPECT_TRUE(r.generalized_impulse.isZero(0.0));
+  EXPECT_TRUE(r.v_c.allFinite());
+  EXPECT_EQ(r.v_c.size(), 3);
+}
+
 TEST(SapSolver, BadInputsRaiseClearErrors) {
   PizzaSaver ps;
   const SapProblem good = ps.Build();
