@@ -5,6 +5,7 @@ arguments; mypy's stubtest when python3-mypy is installed)."""
 import ast
 import importlib.util
 import inspect
+import os
 import pathlib
 import pydoc
 import re
@@ -157,6 +158,12 @@ def test_stubtest_and_mypy_strict_accept_the_package(source_dir):
     package_dir = str(pathlib.Path(sapcontact.__file__).parents[1])
     env = {"PYTHONPATH": package_dir, "MYPYPATH": package_dir,
            "PATH": "/usr/bin:/bin"}
+    # A sanitizer build's module needs the runtime preloaded
+    # (docs/testing.md): pass its settings on.
+    for key in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+                "LSAN_OPTIONS", "TSAN_OPTIONS"):
+        if key in os.environ:
+            env[key] = os.environ[key]
     allowlist = pathlib.Path(__file__).with_name("stubtest_allowlist.txt")
     stubtest = subprocess.run(
         [sys.executable, "-m", "mypy.stubtest", "sapcontact._sapcontact",
