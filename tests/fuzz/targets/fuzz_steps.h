@@ -1,0 +1,55 @@
+// Stepping what a fuzzed loader accepted (scene_fuzzer.cc, urdf_fuzzer.cc).
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "sapcontact/sim/scene/scene.h"
+#include "sapcontact/sim/stepping/time_stepper.h"
+#include "tests/fuzz/targets/fuzz_target.h"
+
+namespace sapcontact {
+namespace fuzz {
+
+/// Steps a loaded scene a few times. The TimeStepper is constructed or
+/// rejects the scene with std::invalid_argument naming the item (its
+/// documented check, e.g. a robot whose mass matrix is singular); then each
+/// step either succeeds with a finite state or throws SimulationError (a
+/// reported failure); nothing else may come out. Scenes of more than 256
+/// bodies or 8 robots are not stepped (time), those of more than 64 bodies
+/// or 2 robots one step only.
+inline void StepFew(const Scene& scene, int steps) {
+  if (scene.bodies.size() > 256 || scene.robots.size() > 8) return;
+  std::unique_ptr<TimeStepper> owner;
+  try {
+    owner = std::make_unique<TimeStepper>(scene);
+  } catch (const std::invalid_argument& e) {
+    SAPCONTACT_FUZZ_CHECK(std::string(e.what()).size() > 10,
+                          "an error that names nothing");
+    return;
+  }
+  TimeStepper& stepper = *owner;
+  if (scene.bodies.size() > 64 || scene.robots.size() > 2) steps = 1;
+  for (int i = 0; i < steps; ++i) {
+    try {
+      stepper.Step();
+    } catch (const SimulationError&) {
+      return;  // reported, named failure
+    }
+    for (const BodyState& b : stepper.state()) {
+      SAPCONTACT_FUZZ_CHECK(AllFinite(b.pose.position) &&
+                                AllFinite(b.pose.orientation.coeffs()) &&
+                                AllFinite(b.velocity) &&
+                                AllFinite(b.angular_velocity),
+                            "a step returned a non-finite body state");
+    }
+    for (const RobotState& r : stepper.robot_states()) {
+      SAPCONTACT_FUZZ_CHECK(AllFinite(r.q) && AllFinite(r.v),
+                            "a step returned a non-finite robot state");
+    }
+  }
+}
+
+}  // namespace fuzz
+}  // namespace sapcontact
