@@ -230,6 +230,8 @@ FclibSolveResult SolveFclibLocal(const FclibLocalProblem& problem,
   } else if (out.status != "error") {
     out.success = false;
     out.message += " (no finite impulses returned)";
+    out.r.resize(0);
+    out.v.resize(0);
   }
   RequireFiniteMeasures(&out);
   return out;
@@ -269,6 +271,8 @@ FclibSolveResult SolveFclibGlobal(const FclibGlobalProblem& problem,
   } else if (out.status != "error") {
     out.success = false;
     out.message += " (no finite impulses returned)";
+    out.r.resize(0);
+    out.v.resize(0);
   }
   RequireFiniteMeasures(&out);
   return out;

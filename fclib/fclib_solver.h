@@ -102,7 +102,8 @@ struct FclibSolveResult {
   /// Wall time of the solve including setup (symmetrization, primal form,
   /// refinement), excluding file reading [s].
   double solve_time_s{0.0};
-  /// Impulses r (3 nc) [N*s]; empty on error.
+  /// Impulses r (3 nc) [N*s]; empty on error and when the solver returned
+  /// no finite impulses (then success is false and the message says so).
   Eigen::VectorXd r;
   /// Measures of r on the (condensed) local problem.
   FclibResiduals residuals;

@@ -305,5 +305,24 @@ TEST(FclibSolve, ZeroDelassusBlockIsAnError) {
   EXPECT_NE(r.message.find("contact 1"), std::string::npos) << r.message;
 }
 
+// The rigid QP of a contact with a zero Delassus block and an approaching
+// free velocity is unbounded below (dual infeasible): reported as such, and
+// the impulses that come back are finite or none (the fclib fuzzer found a
+// problem whose infeasible solve returned non-finite ones:
+// tests/fuzz/regressions/fclib/infeasible_rigid_qp_returned_nan_impulses).
+TEST(FclibSolve, UnboundedRigidQpIsReportedWithFiniteOrNoImpulses) {
+  FclibLocalProblem p = RandomLocalProblem(3, 9, 41);
+  Eigen::MatrixXd W(p.W);
+  W.middleRows(3, 3).setZero();
+  W.middleCols(3, 3).setZero();
+  p.W = W.sparseView();
+  p.q(3) = -1.0;  // contact 1 approaches
+  const FclibSolveResult r = SolveFclibLocal(p, FclibSolverOptions{});
+  EXPECT_FALSE(r.success);
+  EXPECT_EQ(r.status, "infeasible") << r.message;
+  EXPECT_NE(r.message.find("dual infeasible"), std::string::npos) << r.message;
+  EXPECT_TRUE(r.r.size() == 0 || (r.r.size() == 9 && r.r.allFinite()));
+}
+
 }  // namespace
 }  // namespace sapcontact

@@ -41,9 +41,11 @@ std::string TempFile() {
 void CheckSolved(const FclibSolveResult& r, int nc) {
   SAPCONTACT_FUZZ_CHECK(!r.status.empty(), "a solve without a status");
   if (r.r.size() == 0) return;  // reported error
+  const std::string what = std::string(ToString(r.solver)) + " solve, status " +
+                           r.status + ": " + r.message;
   SAPCONTACT_FUZZ_CHECK(r.r.size() == 3 * nc, "impulses of the wrong size");
-  SAPCONTACT_FUZZ_CHECK(fuzz::AllFinite(r.r), "non-finite impulses");
-  SAPCONTACT_FUZZ_CHECK(fuzz::AllFinite(r.v), "non-finite velocities");
+  SAPCONTACT_FUZZ_CHECK(fuzz::AllFinite(r.r), "non-finite impulses, " + what);
+  SAPCONTACT_FUZZ_CHECK(fuzz::AllFinite(r.v), "non-finite velocities, " + what);
 }
 
 FclibSolverOptions Options(fuzz::ByteReader* in) {
