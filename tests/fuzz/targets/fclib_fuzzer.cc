@@ -28,13 +28,7 @@ namespace sapcontact {
 namespace {
 
 std::string TempFile() {
-  static const std::string dir = [] {
-    const std::string d = std::filesystem::temp_directory_path().string() +
-                          "/sapcontact_fclib_fuzzer_" +
-                          std::to_string(::getpid());
-    std::filesystem::create_directories(d);
-    return d;
-  }();
+  static const std::string dir = fuzz::ProcessTempDir("fclib_fuzzer");
   return dir + "/problem.hdf5";
 }
 

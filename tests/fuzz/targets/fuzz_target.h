@@ -5,12 +5,15 @@
 // crash with the input that caused it. Scene stepping: fuzz_steps.h.
 #pragma once
 
+#include <unistd.h>
+
 #include <Eigen/Core>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <string>
 
@@ -30,6 +33,15 @@ inline std::string SourceDir() { return SAPCONTACT_SOURCE_DIR; }
   do {                                                                \
     if (!(condition)) ::sapcontact::fuzz::Broken(#condition, detail); \
   } while (0)
+
+/// A folder of this process's own for the files a target writes
+/// (temp_directory_path()/sapcontact_<tag>_<pid>), created on first use.
+inline std::string ProcessTempDir(const std::string& tag) {
+  const std::string d = std::filesystem::temp_directory_path().string() +
+                        "/sapcontact_" + tag + "_" + std::to_string(::getpid());
+  std::filesystem::create_directories(d);
+  return d;
+}
 
 template <class Derived>
 bool AllFinite(const Eigen::DenseBase<Derived>& x) {

@@ -25,13 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   using namespace sapcontact;
   if (size == 0) return 0;
   static const char* kExtensions[] = {".stl", ".stl", ".obj", ".dae"};
-  static const std::string dir = [] {
-    const std::string d = std::filesystem::temp_directory_path().string() +
-                          "/sapcontact_mesh_fuzzer_" +
-                          std::to_string(::getpid());
-    std::filesystem::create_directories(d);
-    return d;
-  }();
+  static const std::string dir = fuzz::ProcessTempDir("mesh_fuzzer");
   const std::string path = dir + "/mesh" + kExtensions[data[0] & 3];
   {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
