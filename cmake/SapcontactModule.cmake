@@ -30,7 +30,8 @@ function(sapcontact_add_module name)
     $<BUILD_INTERFACE:${SAPCONTACT_INCLUDE_DIR}>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_link_libraries(${target} PUBLIC ${M_PUBLIC} PRIVATE ${M_PRIVATE})
-  target_compile_options(${target} PRIVATE ${SAPCONTACT_WARNINGS})
+  target_compile_options(${target} PRIVATE ${SAPCONTACT_WARNINGS}
+                         ${SAPCONTACT_FUZZER_COVERAGE})
   # For tests/layering: the module's folder and the modules it links.
   set_property(GLOBAL APPEND PROPERTY SAPCONTACT_MODULES ${target})
   set_property(GLOBAL PROPERTY SAPCONTACT_FOLDER_${target} ${folder})
