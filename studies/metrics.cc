@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "sapcontact/contact_model/regime_estimates.h"
@@ -170,7 +171,8 @@ bool IsMetricName(const std::string& name) {
     if (d.name == name) return true;
   }
   BodyMetric body;
-  return ParseBodyMetric(name, &body);
+  JointMetric joint;
+  return ParseBodyMetric(name, &body) || ParseJointMetric(name, &joint);
 }
 
 std::string MetricNameProblem(const std::string& name) {
@@ -179,10 +181,16 @@ std::string MetricNameProblem(const std::string& name) {
     return "not a body metric: body.NAME.position or body.NAME.velocity, "
            "optionally followed by .x, .y or .z (docs/studies.md)";
   }
+  if (name.rfind("joint.", 0) == 0) {
+    return "not a joint metric: joint.ROBOT.JOINT.position, .velocity or "
+           ".effort (docs/studies.md)";
+  }
   std::string list;
   for (const MetricDefinition& d : MetricDefinitions()) list += d.name + ", ";
   return "unknown metric (known: " + list +
-         "body.NAME.position, body.NAME.velocity; docs/studies.md)";
+         "body.NAME.position, body.NAME.velocity, joint.ROBOT.JOINT.position, "
+         "joint.ROBOT.JOINT.velocity, joint.ROBOT.JOINT.effort; "
+         "docs/studies.md)";
 }
 
 bool ParseBodyMetric(const std::string& name, BodyMetric* metric) {
@@ -218,6 +226,36 @@ bool ParseBodyMetric(const std::string& name, BodyMetric* metric) {
   return true;
 }
 
+bool ParseJointMetric(const std::string& name, JointMetric* metric) {
+  const std::string prefix = "joint.";
+  if (name.rfind(prefix, 0) != 0) return false;
+  std::string rest = name.substr(prefix.size());
+  JointMetric m;
+  const std::pair<const char*, JointMetric::Quantity> suffixes[] = {
+      {".position", JointMetric::Quantity::kPosition},
+      {".velocity", JointMetric::Quantity::kVelocity},
+      {".effort", JointMetric::Quantity::kEffort}};
+  bool found = false;
+  for (const auto& [suffix, quantity] : suffixes) {
+    const size_t n = std::strlen(suffix);
+    if (rest.size() > n && rest.compare(rest.size() - n, n, suffix) == 0) {
+      rest.resize(rest.size() - n);
+      m.quantity = quantity;
+      found = true;
+      break;
+    }
+  }
+  const size_t dot = rest.find('.');
+  if (!found || dot == 0 || dot == std::string::npos ||
+      dot + 1 == rest.size()) {
+    return false;
+  }
+  m.robot = rest.substr(0, dot);
+  m.joint = rest.substr(dot + 1);
+  *metric = m;
+  return true;
+}
+
 std::vector<std::string> MetricColumns(const std::string& name) {
   BodyMetric body;
   if (ParseBodyMetric(name, &body) && body.component < 0) {
@@ -236,6 +274,17 @@ std::vector<std::string> MetricColumns(const std::vector<std::string>& names) {
 
 std::string MetricUnit(const std::string& name) {
   if (const MetricDefinition* d = FindMetricDefinition(name)) return d->unit;
+  JointMetric joint;
+  if (ParseJointMetric(name, &joint)) {
+    switch (joint.quantity) {
+      case JointMetric::Quantity::kPosition:
+        return "rad or m";
+      case JointMetric::Quantity::kVelocity:
+        return "rad/s or m/s";
+      case JointMetric::Quantity::kEffort:
+        return "N m or N";
+    }
+  }
   BodyMetric body;
   if (!ParseBodyMetric(name, &body)) return "";
   return body.quantity == BodyMetric::Quantity::kPosition ? "m" : "m/s";

@@ -80,6 +80,15 @@
 //                               body.NAME.position.x, .y, .z;
 //                               body.NAME.position.x (or .y, .z) asks for
 //                               one component. NaN before any step.
+//   joint.ROBOT.JOINT.position  per-joint metrics (JointMetric) of a robot's
+//   joint.ROBOT.JOINT.velocity  revolute or prismatic joint JOINT after the
+//   joint.ROBOT.JOINT.effort    last step: q [rad or m], v [rad/s or m/s],
+//                               and the actuation effort of the last step
+//                               [N m or N] (TimeStepper::ActuationEfforts;
+//                               only for an actuated joint). With varied
+//                               gains (robots.ROBOT.actuation.JOINT.kp) they
+//                               show the PD's steady error and effort.
+//                               NaN before any step.
 //
 // Estimates (always computed; NaN when undefined), for ONE body of mass M
 // resting (or sliding) on the n active contacts of the last step, which
@@ -176,13 +185,15 @@ const std::vector<MetricDefinition>& EstimateDefinitions();
 /// The definition of a metric or estimate, or nullptr.
 const MetricDefinition* FindMetricDefinition(const std::string& name);
 /// Whether `name` is a metric: of MetricDefinitions() (not an estimate) or
-/// a body metric (ParseBodyMetric; whether the body exists depends on the
-/// scene: CheckMetricNames in studies/metrics_recorder.h).
+/// a body or joint metric (ParseBodyMetric, ParseJointMetric; whether the
+/// body or joint exists depends on the scene: CheckMetricNames in
+/// studies/metrics_recorder.h).
 bool IsMetricName(const std::string& name);
 /// "" for a metric name (IsMetricName), else why it is not one: "unknown
 /// metric (known: max_penetration_m, ..., body.NAME.position,
-/// body.NAME.velocity; docs/studies.md)", or for a malformed
-/// "body...." name the form of a body metric.
+/// body.NAME.velocity, joint.ROBOT.JOINT.position, ...; docs/studies.md)",
+/// or for a malformed "body...." or "joint...." name the form of a body
+/// or joint metric.
 std::string MetricNameProblem(const std::string& name);
 /// The metrics computed when none are requested: all but the expensive ones.
 std::vector<std::string> DefaultMetricNames();
@@ -198,6 +209,19 @@ struct BodyMetric {
 /// Parses a body metric name; false if `name` is not one (NAME must not be
 /// empty).
 bool ParseBodyMetric(const std::string& name, BodyMetric* metric);
+/// A per-joint metric of a robot, "joint.ROBOT.JOINT.position", ".velocity"
+/// or ".effort" (header comment). ROBOT is up to the first '.', JOINT the
+/// rest (URDF joint names may hold dots).
+struct JointMetric {
+  enum class Quantity { kPosition, kVelocity, kEffort };
+  std::string robot;
+  std::string joint;
+  Quantity quantity{Quantity::kPosition};
+};
+/// Parses a joint metric name; false if `name` is not one (ROBOT and JOINT
+/// must not be empty).
+bool ParseJointMetric(const std::string& name, JointMetric* metric);
+
 /// The names of the values a metric gives, which are its sweep.csv columns:
 /// the name itself for a scalar metric, "<name>.x", "<name>.y", "<name>.z"
 /// for a vector one (body.NAME.position, body.NAME.velocity).

@@ -38,6 +38,62 @@ std::vector<std::string> BodyNames(const Scene& scene) {
   return names;
 }
 
+std::vector<std::string> RobotNames(const Scene& scene) {
+  std::vector<std::string> names;
+  for (const RobotSpec& r : scene.robots) names.push_back(r.name);
+  return names;
+}
+
+// The joint a joint metric names; throws naming what is missing.
+MetricJoint FindMetricJoint(const std::string& name, const JointMetric& m,
+                            const Scene& scene) {
+  const std::string what = "metric '" + name + "': ";
+  MetricJoint found;
+  found.robot = scene.FindRobot(m.robot);
+  if (found.robot < 0) {
+    throw std::invalid_argument(
+        what + "no robot '" + m.robot + "' in the scene" +
+        (scene.robots.empty()
+             ? " (it has no robots)"
+             : " (robots, nearest first: " +
+                   NearestNames(m.robot, RobotNames(scene), 10) + ")"));
+  }
+  const RobotSpec& robot = scene.robots[found.robot];
+  const MultibodyTree& tree = robot.description.tree;
+  std::vector<std::string> joints;
+  int jt = -1;
+  for (int j = 0; j < tree.num_links(); ++j) {
+    if (tree.joint(j).type == JointType::kFixed) continue;
+    joints.push_back(tree.joint(j).name);
+    if (tree.joint(j).name == m.joint) jt = j;
+  }
+  if (jt < 0) {
+    throw std::invalid_argument(
+        what + "robot '" + m.robot + "' has no moving joint '" + m.joint +
+        "' (joints, nearest first: " + NearestNames(m.joint, joints, 10) + ")");
+  }
+  if (tree.num_positions(jt) != 1 || tree.num_velocities(jt) != 1) {
+    throw std::invalid_argument(what + "joint '" + m.joint + "' of robot '" +
+                                m.robot +
+                                "' has more than one degree of freedom: "
+                                "joint metrics are of revolute and "
+                                "prismatic joints");
+  }
+  found.q = tree.position_start(jt);
+  found.v = tree.velocity_start(jt);
+  for (size_t k = 0; k < robot.actuation.size(); ++k) {
+    if (robot.actuation[k].joint == jt) found.actuator = static_cast<int>(k);
+  }
+  if (m.quantity == JointMetric::Quantity::kEffort && found.actuator < 0) {
+    throw std::invalid_argument(what + "joint '" + m.joint + "' of robot '" +
+                                m.robot + "' has no actuation (robots." +
+                                m.robot + ".actuation." + m.joint +
+                                " in the scene): no effort to report");
+  }
+  found.quantity = m.quantity;
+  return found;
+}
+
 }  // namespace
 
 void CheckMetricNames(const std::vector<std::string>& names,
@@ -46,6 +102,11 @@ void CheckMetricNames(const std::vector<std::string>& names,
     const std::string problem = MetricNameProblem(name);
     if (!problem.empty()) {
       throw std::invalid_argument("metric '" + name + "': " + problem);
+    }
+    JointMetric joint;
+    if (ParseJointMetric(name, &joint)) {
+      FindMetricJoint(name, joint, scene);
+      continue;
     }
     BodyMetric body;
     if (!ParseBodyMetric(name, &body) || scene.FindBody(body.body) >= 0) {
@@ -90,23 +151,18 @@ MetricsRecorder::MetricsRecorder(const Scene& scene,
     BodyMetric body;
     metric_body_.push_back(
         ParseBodyMetric(name, &body) ? scene.FindBody(body.body) : -1);
+    JointMetric joint;
+    metric_joint_.push_back(ParseJointMetric(name, &joint)
+                                ? FindMetricJoint(name, joint, scene)
+                                : MetricJoint{});
   }
+  joint_value_.assign(names_.size(), std::nan(""));
 }
 
 void MetricsRecorder::OnStep(const TimeStepper& stepper, const StepInfo& info) {
   const Scene& scene = stepper.scene();
   const SapProblem& problem = stepper.last_problem();
-  if (body_of_tree_.empty() && !problem.trees.empty()) {
-    for (const Tree& tree : problem.trees) {
-      const int b = scene.FindBody(tree.name);
-      if (b < 0) {
-        throw std::logic_error("metrics: tree '" + tree.name +
-                               "' is not a body of the scene");
-      }
-      body_of_tree_.push_back(b);
-    }
-    supported_.assign(scene.bodies.size(), 0);
-  }
+  MapTrees(stepper);
   StepSample& s = sample_;
   s.newton_iterations = info.newton_iterations;
   s.max_penetration = info.max_penetration;
@@ -125,7 +181,6 @@ void MetricsRecorder::OnStep(const TimeStepper& stepper, const StepInfo& info) {
   s.contacts.resize(nc);
   std::fill(supported_.begin(), supported_.end(), 0);
   s.supported_mass = 0;
-  Eigen::Matrix<double, 6, 1> v_tree;
   for (int k = 0; k < nc; ++k) {
     const Contact& c = problem.contacts[k];
     ContactSample& cs = s.contacts[k];
@@ -138,9 +193,14 @@ void MetricsRecorder::OnStep(const TimeStepper& stepper, const StepInfo& info) {
     for (const ContactJacobianBlock* block :
          {&c.first, c.second ? &*c.second : nullptr}) {
       if (block == nullptr) continue;
-      const BodyState& b = state[body_of_tree_[block->tree]];
-      v_tree << b.velocity, b.angular_velocity;
-      cs.velocity += block->J * v_tree;
+      const int owner = tree_owner_[block->tree];
+      if (owner >= 0) {
+        const BodyState& b = state[owner];
+        v_body_ << b.velocity, b.angular_velocity;
+        cs.velocity += block->J * v_body_;
+      } else {
+        cs.velocity += block->J * stepper.robot_states()[-owner - 1].v;
+      }
     }
     const bool sap_values = sap_model_ && sap.R_n.size() == nc;
     cs.w = sap_values ? sap.delassus_estimate(k) : std::nan("");
@@ -151,7 +211,11 @@ void MetricsRecorder::OnStep(const TimeStepper& stepper, const StepInfo& info) {
                                  : std::nan("");
     if (cs.impulse(kNormal) > 0) {
       for (int b : {points[k].body_a, points[k].body_b}) {
-        if (scene.bodies[b].fixed || supported_[b]) continue;
+        // Colliders past the bodies are robot links: not bodies resting.
+        if (b >= static_cast<int>(scene.bodies.size()) ||
+            scene.bodies[b].fixed || supported_[b]) {
+          continue;
+        }
         supported_[b] = 1;
         s.supported_mass += scene.bodies[b].mass;
       }
@@ -210,18 +274,69 @@ void MetricsRecorder::OnStep(const TimeStepper& stepper, const StepInfo& info) {
     body_position_[b] = state[b].pose.position;  // the centre of mass
     body_velocity_[b] = state[b].velocity;
   }
+  for (size_t i = 0; i < metric_joint_.size(); ++i) {
+    const MetricJoint& j = metric_joint_[i];
+    if (j.robot < 0) continue;
+    const RobotState& robot = stepper.robot_states()[j.robot];
+    switch (j.quantity) {
+      case JointMetric::Quantity::kPosition:
+        joint_value_[i] = robot.q(j.q);
+        break;
+      case JointMetric::Quantity::kVelocity:
+        joint_value_[i] = robot.v(j.v);
+        break;
+      case JointMetric::Quantity::kEffort:
+        joint_value_[i] = stepper.ActuationEfforts(j.robot)(j.actuator);
+        break;
+    }
+  }
+}
+
+void MetricsRecorder::MapTrees(const TimeStepper& stepper) {
+  // The trees of the last problem: the awake free bodies in scene order,
+  // then the robots with degrees of freedom in scene order
+  // (TimeStepper::ProblemTree). Sleeping changes them from step to step.
+  const Scene& scene = stepper.scene();
+  const int trees = static_cast<int>(stepper.last_problem().trees.size());
+  tree_owner_.assign(trees, kNoOwner);
+  supported_.assign(scene.bodies.size(), 0);
+  int body_trees = 0;
+  for (int b = 0; b < static_cast<int>(scene.bodies.size()); ++b) {
+    const int t = stepper.ProblemTree(b);
+    if (t < 0) continue;
+    if (t >= trees) break;
+    tree_owner_[t] = b;
+    ++body_trees;
+  }
+  int t = body_trees;
+  for (int r = 0; r < static_cast<int>(scene.robots.size()) && t < trees; ++r) {
+    if (stepper.robot_states()[r].v.size() > 0) tree_owner_[t++] = -r - 1;
+  }
+  for (int owner : tree_owner_) {
+    if (owner == kNoOwner) {
+      throw std::logic_error(
+          "metrics: a tree of the step is neither a body "
+          "nor a robot");
+    }
+  }
 }
 
 std::vector<MetricValue> MetricsRecorder::Metrics() const {
   std::vector<std::string> scalar;  // the accumulator's
   for (size_t i = 0; i < names_.size(); ++i) {
-    if (metric_body_[i] < 0) scalar.push_back(names_[i]);
+    if (metric_body_[i] < 0 && metric_joint_[i].robot < 0) {
+      scalar.push_back(names_[i]);
+    }
   }
   const std::vector<MetricValue> scalar_values = accumulator_.Metrics(scalar);
   std::vector<MetricValue> out;
   size_t next_scalar = 0;
   for (size_t i = 0; i < names_.size(); ++i) {
     const int b = metric_body_[i];
+    if (metric_joint_[i].robot >= 0) {
+      out.push_back({names_[i], joint_value_[i]});
+      continue;
+    }
     if (b < 0) {
       out.push_back(scalar_values[next_scalar++]);
       continue;
