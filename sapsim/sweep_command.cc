@@ -15,10 +15,12 @@
 #include "sapcontact/sim/scene/scene_loader.h"
 #include "sapcontact/sim/stepping/simulation.h"
 #include "sapcontact/studies/metrics.h"
+#include "sapcontact/studies/slurm_script.h"
 #include "sapcontact/studies/sweep_plot.h"
 #include "sapcontact/studies/sweep_runner.h"
 #include "sapcontact/studies/sweep_study.h"
 #include "sapcontact/studies/sweep_table.h"
+#include "sapsim/sweep_progress.h"
 
 namespace sapcontact::cli {
 namespace {
@@ -91,7 +93,9 @@ SweepCommands::SweepCommands(CLI::App& app) {
       "Run a scene over the Cartesian product of varied values (in "
       "parallel) and write DIR/sweep.csv (one row per run: varied values, "
       "status, summary.json fields, metrics, analytic estimates), "
-      "DIR/sweep.json and DIR/*.png (gnuplot). See docs/studies.md. At "
+      "DIR/sweep.json and DIR/*.png (gnuplot); while running, every "
+      "finished run is in DIR/sweep.journal (what --resume continues) and "
+      "DIR/sweep.partial.csv. See docs/studies.md. At "
       "most 1e6 points; non-finite values are empty cells. Exit status: 0 "
       "every run ok, 1 some run failed (a row with its error) or plotting "
       "failed, 2 bad input (command line, scene, --set, --vary, the limits "
@@ -135,8 +139,23 @@ SweepCommands::SweepCommands(CLI::App& app) {
                   "run only the points i with i % N == I (I/N, 0 <= I < N); "
                   "join the shards' directories with `sapsim sweep-merge`")
         ->capture_default_str();
+    c->add_flag("--resume", resume_,
+                "continue the sweep in --out from its journal "
+                "(DIR/sweep.journal): run only the points it does not hold "
+                "(the same scene content, values and shard are required); "
+                "without a journal, start");
+    c->add_option("--slurm-script", slurm_script_,
+                  "write a Slurm job-array script to this file instead of "
+                  "running: one task per shard on one core, then the merge "
+                  "into --out (bash FILE submits it; docs/studies.md, "
+                  "\"Running on a cluster\")");
+    c->add_option("--slurm-tasks", slurm_tasks_,
+                  "array tasks (shards) of --slurm-script (default: the "
+                  "number of points, at most 100)")
+        ->check(CLI::Range(1, 100000));
     c->add_flag("--no-plots", no_plots_, "write no PNG");
-    c->add_flag("--quiet,-q", quiet_, "print nothing but errors");
+    c->add_flag("--quiet,-q", quiet_,
+                "print nothing but errors (no progress report)");
   }
 
   merge_ = app.add_subcommand(
@@ -233,6 +252,16 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
     return 2;
   }
 
+  if (!slurm_script_.empty()) {
+    return WriteSlurmScript(cmd, from_file, study,
+                            static_cast<int>(points.size()));
+  }
+  if (slurm_tasks_ > 0) {
+    std::fprintf(stderr, "%s: error: --slurm-tasks: needs --slurm-script\n",
+                 cmd);
+    return 2;
+  }
+
   SweepOptions options;
   options.fixed_overrides = study.set;
   options.metrics.metrics = study.metrics;
@@ -240,28 +269,47 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
   options.metrics.sliding_speed_mps = study.sliding_speed_mps;
   options.jobs = jobs_;
   options.shard = shard;
+  options.journal = (fs::path(out_) / "sweep.journal").string();
+  options.resume = resume_;
   const auto t0 = std::chrono::steady_clock::now();
   const double c0 = CpuSeconds();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
         .count();
   };
-  const bool progress = !quiet_ && isatty(STDERR_FILENO);
-  if (progress) {
+  int recovered = 0;  // runs read from the journal (--resume)
+  SweepProgress progress(isatty(STDERR_FILENO));
+  if (!quiet_) {
     options.progress = [&](int done, int total) {
-      const int width = 40, filled = total ? width * done / total : width;
-      std::fprintf(stderr, "\r[%.*s%*s] %d/%d runs  %.1f s", filled,
-                   "========================================", width - filled,
-                   "", done, total, elapsed());
-      std::fflush(stderr);
+      progress.Update(done, total, recovered);
     };
   }
+  // The partial table: every finished run as soon as it is journaled, in
+  // the order the runs finish.
+  const std::vector<std::string> metric_names =
+      study.metrics.empty() ? DefaultMetricNames() : study.metrics;
+  const fs::path partial = fs::path(out_) / "sweep.partial.csv";
+  std::ofstream partial_out;
+  options.on_row = [&](const SweepRow& row, bool from_journal) {
+    recovered += from_journal;
+    const SweepTable one = MakeSweepTable(study.vary, metric_names, {row});
+    partial_out << CsvLine(one.rows[0]) << std::flush;
+  };
 
   std::vector<SweepRow> rows;
   try {
     fs::create_directories(out_);
     WriteText(fs::path(out_) / "sweep.json",
               SweepStudyToJson(study, static_cast<int>(points.size()), shard));
+    partial_out.open(partial, std::ios::trunc);
+    partial_out << CsvLine(MakeSweepTable(study.vary, metric_names, {}).columns)
+                << std::flush;
+    if (!partial_out)
+      throw std::runtime_error("cannot write " + partial.string());
+    if (resume_ && !quiet_ && !fs::exists(options.journal)) {
+      std::fprintf(stderr, "%s: no journal in %s: starting the sweep\n", cmd,
+                   out_.c_str());
+    }
     rows = RunSweep(study.scene, study.vary, options);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "%s: error: %s\n", cmd, e.what());
@@ -270,16 +318,22 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
     std::fprintf(stderr, "%s: error: %s\n", cmd, e.what());
     return 2;
   }
-  if (progress) std::fprintf(stderr, "\n");
+  progress.Finish();
+  if (!partial_out) {
+    std::fprintf(stderr,
+                 "sapsim: warning: %s: writing the partial table failed (the "
+                 "journal holds every run)\n",
+                 partial.string().c_str());
+  }
   const double wall = elapsed();
   const double cpu = CpuSeconds() - c0;
 
-  const std::vector<std::string> metric_names =
-      study.metrics.empty() ? DefaultMetricNames() : study.metrics;
   const SweepTable table = MakeSweepTable(study.vary, metric_names, rows);
   const std::string csv = (fs::path(out_) / "sweep.csv").string();
   try {
     WriteSweepCsv(table, csv);
+    partial_out.close();
+    fs::remove(partial);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", cmd, e.what());
     return 2;
@@ -297,13 +351,72 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
   if (!quiet_) {
     std::printf(
         "%s: %zu of %zu runs (shard %s): %d ok, %d with failed solver steps, "
-        "%d errors; %.1f s wall, %.1f s CPU. Wrote %s\n",
+        "%d errors; %d from the journal, %zu run in %.1f s wall, %.1f s "
+        "CPU. Wrote %s\n",
         study.name.c_str(), rows.size(), points.size(), ToString(shard).c_str(),
-        ok, failed_steps, errors, wall, cpu, csv.c_str());
+        ok, failed_steps, errors, recovered, rows.size() - recovered, wall, cpu,
+        csv.c_str());
   }
   bool plotted = true;
   if (!no_plots_) plotted = Plot(table, study, out_, quiet_);
   return (ok == static_cast<int>(rows.size()) && plotted) ? 0 : 1;
+}
+
+int SweepCommands::WriteSlurmScript(const char* cmd, bool from_file,
+                                    const SweepStudy& study, int points) const {
+  if (shard_ != "0/1") {
+    std::fprintf(stderr,
+                 "%s: error: --shard: not with --slurm-script (each array "
+                 "task runs one shard)\n",
+                 cmd);
+    return 2;
+  }
+  SlurmArraySpec spec;
+  spec.name = study.name;
+  spec.points = points;
+  spec.tasks = slurm_tasks_ > 0 ? slurm_tasks_ : std::min(points, 100);
+  std::error_code ec;
+  spec.sapsim = fs::read_symlink("/proc/self/exe", ec).string();
+  spec.out = fs::absolute(out_).lexically_normal().string();
+  if (from_file) {
+    spec.sweep_args = {"study", fs::absolute(study_file_).string()};
+  } else {
+    spec.sweep_args = {"sweep", fs::absolute(study.scene).string()};
+    for (const SweepAxis& a : study.vary) {
+      spec.sweep_args.insert(spec.sweep_args.end(), {"--vary", a.spec});
+    }
+    for (const std::string& v : study.set) {
+      spec.sweep_args.insert(spec.sweep_args.end(), {"--set", v});
+    }
+    for (const std::string& m : study.metrics) {
+      spec.sweep_args.insert(spec.sweep_args.end(), {"--metric", m});
+    }
+    char window[32];
+    std::snprintf(window, sizeof(window), "%.17g", study.window_fraction);
+    spec.sweep_args.insert(spec.sweep_args.end(), {"--window", window});
+  }
+  try {
+    if (ec || spec.sapsim.empty()) {
+      throw std::runtime_error(
+          "cannot find this program's path "
+          "(/proc/self/exe)");
+    }
+    WriteText(slurm_script_, SlurmArrayScript(spec));
+    fs::permissions(slurm_script_,
+                    fs::perms::owner_exec | fs::perms::group_exec,
+                    fs::perm_options::add);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: --slurm-script: %s\n", cmd, e.what());
+    return 2;
+  }
+  if (!quiet_) {
+    std::printf(
+        "%s: wrote %s: a Slurm job array of %d tasks over %d points, then "
+        "the merge into %s. Submit it with: bash %s [sbatch options]\n",
+        study.name.c_str(), slurm_script_.c_str(), spec.tasks, points,
+        spec.out.c_str(), slurm_script_.c_str());
+  }
+  return 0;
 }
 
 int SweepCommands::RunMerge() const {

@@ -2,6 +2,9 @@
 
 #include <poll.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 #include <cerrno>
@@ -43,6 +46,7 @@ Child Start(int task_index, const std::function<std::string(int)>& task) {
   }
   std::fflush(stdout);
   std::fflush(stderr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int e = errno;
@@ -52,6 +56,12 @@ Child Start(int task_index, const std::function<std::string(int)>& task) {
   }
   if (pid == 0) {
     ::close(fds[0]);
+#ifdef __linux__
+    // A killed sweep (SIGKILL, a pre-empted node) takes its workers along
+    // instead of leaving them to finish runs nobody reads.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(4);
+#endif
     std::string message;
     try {
       message = "0" + task(task_index);
@@ -138,7 +148,18 @@ void RunInChildProcesses(int count, int jobs,
       }
       const int index = c.task;
       running.erase(running.begin() + static_cast<long>(i));
-      done(index, output, failure);
+      try {
+        done(index, output, failure);
+      } catch (...) {
+        // The caller cannot take results any more: stop the other workers.
+        for (Child& other : running) {
+          ::kill(other.pid, SIGKILL);
+          ::close(other.fd);
+          while (::waitpid(other.pid, nullptr, 0) < 0 && errno == EINTR) {
+          }
+        }
+        throw;
+      }
     }
   }
 }

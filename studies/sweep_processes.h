@@ -20,7 +20,9 @@ namespace sapcontact {
 /// `output` is what task(i) returned in the child; `failure` is empty, or
 /// says why the child produced no result ("killed by signal 6 (Aborted)",
 /// "exited with status 3", "task threw: ..."). stdout and stderr are
-/// flushed before each fork.
+/// flushed before each fork. On Linux a child dies with its parent
+/// (PR_SET_PDEATHSIG). When done() throws, the running children are killed
+/// and the exception is passed on.
 /// @throws std::runtime_error when a pipe or process cannot be created.
 void RunInChildProcesses(int count, int jobs,
                          const std::function<std::string(int)>& task,

@@ -1,16 +1,20 @@
 #include "sapcontact/studies/sweep_runner.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
 #include "sapcontact/sim/scene/scene_loader.h"
 #include "sapcontact/sim/stepping/simulation.h"
+#include "sapcontact/studies/sweep_journal.h"
 #include "sapcontact/studies/sweep_processes.h"
 
 namespace sapcontact {
@@ -148,8 +152,8 @@ std::vector<SweepRow> RunSweep(const std::string& scene_path,
                                const std::vector<SweepAxis>& axes,
                                const SweepOptions& options) {
   // Validate the metric names before starting: against the definitions,
-  // and body metrics against the bodies of the first point's scene (a
-  // scene that does not load is left to the rows' errors).
+  // and body and joint metrics against the bodies and robots of the first
+  // point's scene (a scene that does not load is left to the rows' errors).
   bool body_metrics = false;
   for (const std::string& name : options.metrics.metrics) {
     const std::string problem = MetricNameProblem(name);
@@ -157,7 +161,9 @@ std::vector<SweepRow> RunSweep(const std::string& scene_path,
       throw std::invalid_argument("metric '" + name + "': " + problem);
     }
     BodyMetric body;
-    body_metrics = body_metrics || ParseBodyMetric(name, &body);
+    JointMetric joint;
+    body_metrics = body_metrics || ParseBodyMetric(name, &body) ||
+                   ParseJointMetric(name, &joint);
   }
   std::vector<SweepPoint> points;
   for (SweepPoint& p : ExpandSweep(axes)) {
@@ -176,44 +182,82 @@ std::vector<SweepRow> RunSweep(const std::string& scene_path,
     }
     if (loaded) CheckMetricNames(options.metrics.metrics, scene);
   }
-  const int total = static_cast<int>(points.size());
-  std::vector<SweepRow> rows(total);
+  // Rows recovered from the journal are kept; only the other points run.
+  std::unique_ptr<SweepJournal> journal;
+  std::vector<SweepRow> rows;
+  if (!options.journal.empty()) {
+    journal = std::make_unique<SweepJournal>(
+        options.journal, MakeSweepIdentity(scene_path, axes, options),
+        options.resume);
+    rows = journal->recovered();
+  }
+  std::set<int> recovered;
+  for (const SweepRow& r : rows) recovered.insert(r.index);
+  std::vector<SweepPoint> pending;
+  for (SweepPoint& p : points) {
+    if (!recovered.count(p.index)) pending.push_back(std::move(p));
+  }
+  const int total = static_cast<int>(recovered.size() + pending.size());
+  const int count = static_cast<int>(pending.size());
+  int finished = static_cast<int>(recovered.size());
+  if (options.on_row) {
+    for (const SweepRow& r : rows) options.on_row(r, true);
+  }
+  if (finished > 0 && options.progress) options.progress(finished, total);
+  rows.resize(total);
   int jobs = options.jobs > 0
                  ? options.jobs
                  : static_cast<int>(std::thread::hardware_concurrency());
-  jobs = std::max(1, std::min(jobs, total));
-  std::mutex progress_mutex;
-  int finished = 0;
-  auto report = [&]() {
-    ++finished;
+  jobs = std::max(1, std::min(jobs, std::max(count, 1)));
+  // A finished run: journal, partial table, progress (never concurrently).
+  auto finish = [&](SweepRow row) {
+    if (journal) journal->Append(row);
+    if (options.on_row) options.on_row(row, false);
+    rows[finished++] = std::move(row);
     if (options.progress) options.progress(finished, total);
+  };
+  auto sorted = [&rows]() {
+    std::sort(
+        rows.begin(), rows.end(),
+        [](const SweepRow& a, const SweepRow& b) { return a.index < b.index; });
+    return std::move(rows);
   };
   if (options.workers == SweepWorkers::kProcesses) {
     RunInChildProcesses(
-        total, jobs,
+        count, jobs,
         [&](int i) {
           return SerializeSweepRow(
-              RunSweepPoint(scene_path, points[i], options));
+              RunSweepPoint(scene_path, pending[i], options));
         },
         [&](int i, const std::string& output, const std::string& failure) {
+          SweepRow row;
           if (failure.empty()) {
-            rows[i] = DeserializeSweepRow(output);
+            row = DeserializeSweepRow(output);
           } else {
-            rows[i].index = points[i].index;
-            rows[i].values = points[i].values;
-            rows[i].status = SweepRunStatus::kError;
-            rows[i].error = failure;
+            row.index = pending[i].index;
+            row.values = pending[i].values;
+            row.status = SweepRunStatus::kError;
+            row.error = failure;
           }
-          report();
+          finish(std::move(row));
         });
-    return rows;
+    return sorted();
   }
   std::atomic<int> next{0};
+  std::mutex mutex;
+  std::exception_ptr failure;
   auto worker = [&]() {
-    for (int i = next++; i < total; i = next++) {
-      rows[i] = RunSweepPoint(scene_path, points[i], options);
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      report();
+    for (int i = next++; i < count; i = next++) {
+      SweepRow row = RunSweepPoint(scene_path, pending[i], options);
+      std::lock_guard<std::mutex> lock(mutex);
+      if (failure) return;
+      try {
+        finish(std::move(row));
+      } catch (...) {
+        failure = std::current_exception();
+        next = count;  // no more runs
+        return;
+      }
     }
   };
   if (jobs <= 1) {
@@ -223,7 +267,8 @@ std::vector<SweepRow> RunSweep(const std::string& scene_path,
     for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
     for (std::thread& t : threads) t.join();
   }
-  return rows;
+  if (failure) std::rethrow_exception(failure);
+  return sorted();
 }
 
 }  // namespace sapcontact

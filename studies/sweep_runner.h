@@ -31,6 +31,8 @@ enum class SweepWorkers {
   kThreads,
 };
 
+struct SweepRow;
+
 struct SweepOptions {
   /// Overrides applied to every run before the varied ones.
   std::vector<std::string> fixed_overrides;
@@ -42,8 +44,20 @@ struct SweepOptions {
   SweepShard shard;
   /// Called after each finished run with (finished, total in the shard),
   /// never concurrently: from the calling thread (processes) or a worker
-  /// thread (threads).
+  /// thread (threads). With a resumed journal the count starts at the
+  /// number of recovered runs (one call before any run).
   std::function<void(int, int)> progress;
+  /// Called with every row of the shard, never concurrently: first the
+  /// rows recovered from the journal (`recovered` true), then each run as
+  /// it finishes, after it is in the journal. What `sapsim sweep` writes
+  /// its partial table with.
+  std::function<void(const SweepRow& row, bool recovered)> on_row;
+  /// Journal file (studies/sweep_journal.h) every finished run is appended
+  /// to; empty: none.
+  std::string journal;
+  /// With `journal`: resume it (run only the points it does not hold; a
+  /// missing file starts a new journal). Without: the journal is replaced.
+  bool resume{false};
 };
 
 enum class SweepRunStatus {
@@ -70,10 +84,13 @@ struct SweepRow {
 /// array of final states is not a scalar and is left out).
 std::vector<std::string> SummaryFieldNames();
 
-/// Runs the points of `axes` in `options.shard`; rows in index order.
-/// @throws std::invalid_argument on bad axes or metric names, or a body
-///         metric whose body is not in the scene of the shard's first point
-///         (CheckMetricNames; before any run starts).
+/// Runs the points of `axes` in `options.shard`; rows in index order
+/// (those recovered from a resumed journal included, exactly as recorded).
+/// @throws std::invalid_argument on bad axes or metric names, a body or
+///         joint metric whose body or joint is not in the scene of the shard's
+///         first point (CheckMetricNames), or a journal of another sweep
+///         (SweepJournal), all before any run starts; std::runtime_error when
+///         the journal cannot be written (the runs in progress are stopped).
 std::vector<SweepRow> RunSweep(const std::string& scene_path,
                                const std::vector<SweepAxis>& axes,
                                const SweepOptions& options);

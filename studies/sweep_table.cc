@@ -95,19 +95,21 @@ SweepTable MakeSweepTable(const std::vector<SweepAxis>& axes,
   return t;
 }
 
+std::string CsvLine(const std::vector<std::string>& cells) {
+  std::string line;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    line += (i ? "," : "") + Quote(cells[i]);
+  }
+  return line + "\n";
+}
+
 void WriteSweepCsv(const SweepTable& table, const std::string& path) {
   const std::string tmp = path + ".partial";
   {
     std::ofstream out(tmp);
     if (!out) throw std::runtime_error("cannot write " + tmp);
-    auto line = [&](const std::vector<std::string>& cells) {
-      for (size_t i = 0; i < cells.size(); ++i) {
-        out << (i ? "," : "") << Quote(cells[i]);
-      }
-      out << "\n";
-    };
-    line(table.columns);
-    for (const auto& row : table.rows) line(row);
+    out << CsvLine(table.columns);
+    for (const auto& row : table.rows) out << CsvLine(row);
     out.close();
     if (!out) throw std::runtime_error("error writing " + tmp);
   }

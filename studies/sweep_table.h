@@ -30,6 +30,9 @@ SweepTable MakeSweepTable(const std::vector<SweepAxis>& axes,
                           const std::vector<std::string>& metric_names,
                           const std::vector<SweepRow>& rows);
 
+/// One CSV line of `cells` (quoted as above), with its line break.
+std::string CsvLine(const std::vector<std::string>& cells);
+
 /// Writes the CSV (through a temporary file renamed at the end).
 /// @throws std::runtime_error when the file cannot be written.
 void WriteSweepCsv(const SweepTable& table, const std::string& path);

@@ -21,31 +21,12 @@
 namespace sapcontact {
 namespace {
 
+using sweep_testing::IsTiming;
 using sweep_testing::ScenePath;
+using sweep_testing::SmallAxes;
+using sweep_testing::SmallOptions;
 using sweep_testing::StudyPath;
 using sweep_testing::TempDir;
-
-// A small sweep over box_rest (short runs).
-std::vector<SweepAxis> SmallAxes() {
-  return {ParseSweepAxis("time_step=2e-3,5e-3"),
-          ParseSweepAxis("solver.near_rigid_threshold=0.3,1"),
-          ParseSweepAxis("materials.default.stiffness=1e5,.inf")};
-}
-
-SweepOptions SmallOptions() {
-  SweepOptions o;
-  o.fixed_overrides = {"duration=0.06"};
-  o.metrics.metrics = {"resting_penetration_m", "max_penetration_m",
-                       "mean_newton_iterations", "us_per_step"};
-  o.jobs = 2;
-  return o;
-}
-
-// The columns that differ between two identical runs (timings).
-bool IsTiming(const std::string& column) {
-  return column == "wall_time_s" || column == "solver_time_s" ||
-         column == "collision_time_s" || column == "us_per_step";
-}
 
 TEST(SweepRunnerTest, UnionOfShardsEqualsTheUnshardedSweepRowForRow) {
   const std::vector<SweepAxis> axes = SmallAxes();
@@ -164,6 +145,94 @@ TEST(SweepRunnerTest, BodyMetricsAreTheBodysFinalState) {
 
 // A body metric of a body the scene does not have lists its bodies,
 // nearest first; an unknown metric lists the known ones.
+// Varying a robot's PD gain (robots.arm.actuation.joint2.kp, the key
+// --set uses) and reading the joint's final state: at rest the PD effort
+// balances gravity, u = kp (target - q) - kd v = tau_g(q), so the steady
+// error (target - q) falls as 1 / kp while the effort stays the gravity
+// torque (which moves only with the small change of pose).
+TEST(SweepRunnerTest, RobotGainsVaryAndJointMetricsGiveThePdSteadyState) {
+  const std::vector<SweepAxis> axes = {
+      ParseSweepAxis("robots.arm.actuation.joint2.kp=1000,2000,4000,8000")};
+  SweepOptions options;
+  options.fixed_overrides = {"duration=2"};
+  options.metrics.metrics = {"joint.arm.joint2.position",
+                             "joint.arm.joint2.velocity",
+                             "joint.arm.joint2.effort", "max_penetration_m"};
+  options.jobs = 2;
+  const std::vector<SweepRow> rows =
+      RunSweep(ScenePath("arm_hold"), axes, options);
+  ASSERT_EQ(rows.size(), 4u);
+  const SweepTable t = MakeSweepTable(axes, options.metrics.metrics, rows);
+  const double target = 0.9, kd = 150.0;  // config/scenes/arm_hold.yaml
+  double effort0 = 0, error0 = 0;
+  for (int r = 0; r < 4; ++r) {
+    ASSERT_EQ(t.rows[r][t.Column("status")], "ok") << rows[r].error;
+    const double kp = 1000.0 * (1 << r);
+    const double q =
+        std::stod(t.rows[r][t.Column("joint.arm.joint2.position")]);
+    const double v =
+        std::stod(t.rows[r][t.Column("joint.arm.joint2.velocity")]);
+    const double u = std::stod(t.rows[r][t.Column("joint.arm.joint2.effort")]);
+    EXPECT_LT(std::abs(v), 1e-6) << "kp " << kp << ": not at rest";
+    // The effort is the PD law's at the final state (the effort of the
+    // last step, evaluated at its end: implicit PD).
+    EXPECT_NEAR(u, kp * (target - q) - kd * v, 1e-6 * std::abs(u)) << kp;
+    if (r == 0) {
+      effort0 = u;
+      error0 = target - q;
+      EXPECT_LT(u, -40.0);  // gravity pulls joint2 down: tens of N m
+      continue;
+    }
+    EXPECT_NEAR(u, effort0, 0.02 * std::abs(effort0)) << kp;
+    EXPECT_NEAR((target - q) * (1 << r), error0, 0.02 * std::abs(error0)) << kp;
+  }
+  EXPECT_EQ(MetricUnit("joint.arm.joint2.effort"), "N m or N");
+  // Joint metrics name what is missing.
+  auto message = [&](const std::string& metric) {
+    SweepOptions o;
+    o.fixed_overrides = {"duration=0.01"};
+    o.metrics.metrics = {metric};
+    try {
+      RunSweep(ScenePath("arm_hold"), axes, o);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("joint.arm.joint9.position"),
+            "metric 'joint.arm.joint9.position': robot 'arm' has no moving "
+            "joint 'joint9' (joints, nearest first: joint1, joint2, joint3, "
+            "joint4, joint5, joint6, joint7)");
+  EXPECT_EQ(
+      message("joint.arms.joint2.position")
+          .rfind("metric 'joint.arms.joint2.position': no robot 'arms' in the "
+                 "scene (robots, nearest first: arm)",
+                 0),
+      0u);
+  EXPECT_NE(message("joint.arm.position").find("not a joint metric"),
+            std::string::npos);
+}
+
+// Robots touching bodies: the metrics follow contacts on robot links (the
+// contact velocity from the robot's joint velocities).
+TEST(SweepRunnerTest, MetricsOfRobotScenesFollowTheirContacts) {
+  const std::vector<SweepAxis> axes = {
+      ParseSweepAxis("materials.default.friction=0.3,0.6")};
+  SweepOptions options;
+  options.metrics.metrics = {"body.box_a.position", "stiction_slip_speed_mps",
+                             "max_penetration_m"};
+  const std::vector<SweepRow> rows =
+      RunSweep(ScenePath("arm_push"), axes, options);
+  ASSERT_EQ(rows.size(), 2u);
+  const SweepTable t = MakeSweepTable(axes, options.metrics.metrics, rows);
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(t.rows[r][t.Column("status")], "ok") << rows[r].error;
+    // box_a starts on the arc at -0.35 rad and is pushed along it.
+    EXPECT_GT(std::stod(t.rows[r][t.Column("max_penetration_m")]), 0.0);
+    EXPECT_LT(std::stod(t.rows[r][t.Column("max_penetration_m")]), 1e-3);
+  }
+}
+
 TEST(SweepRunnerTest, BadMetricNamesListWhatThereIs) {
   const std::vector<SweepAxis> axes = {ParseSweepAxis("duration=0.01")};
   auto message = [&](const std::string& metric) {

@@ -1,11 +1,14 @@
-// Helpers of the sweep tests: paths of the shipped scenes and studies, and
-// a per-process temporary directory.
+// Helpers of the sweep tests: paths of the shipped scenes and studies, a
+// per-process temporary directory, and a small sweep of short runs.
 #pragma once
 
 #include <unistd.h>
 
 #include <filesystem>
 #include <string>
+#include <vector>
+
+#include "sapcontact/studies/sweep_runner.h"
 
 namespace sapcontact {
 namespace sweep_testing {
@@ -32,6 +35,28 @@ inline std::string TempDir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
+}
+
+// A small sweep over box_rest (short runs).
+inline std::vector<SweepAxis> SmallAxes() {
+  return {ParseSweepAxis("time_step=2e-3,5e-3"),
+          ParseSweepAxis("solver.near_rigid_threshold=0.3,1"),
+          ParseSweepAxis("materials.default.stiffness=1e5,.inf")};
+}
+
+inline SweepOptions SmallOptions() {
+  SweepOptions o;
+  o.fixed_overrides = {"duration=0.06"};
+  o.metrics.metrics = {"resting_penetration_m", "max_penetration_m",
+                       "mean_newton_iterations", "us_per_step"};
+  o.jobs = 2;
+  return o;
+}
+
+// The columns that differ between two identical runs (timings).
+inline bool IsTiming(const std::string& column) {
+  return column == "wall_time_s" || column == "solver_time_s" ||
+         column == "collision_time_s" || column == "us_per_step";
 }
 
 }  // namespace sweep_testing
