@@ -255,6 +255,9 @@ def sweep(
     jobs: int = 0,
     workers: str = "processes",
     window: float = 0.1,
+    journal: Optional[Union[str, "os.PathLike[str]"]] = None,
+    resume: bool = False,
+    client: Any = None,
 ) -> SweepResult:
     """Runs a parameter sweep of a scene (``sapsim sweep``) and returns the
     table as numpy columns (``SweepResult``).
@@ -275,6 +278,16 @@ def sweep(
     (in this process: the same numbers, docs/solver.md, "Threads").
     window: fraction of each run at its end over which the resting metrics
     are averaged (``sapsim sweep --window``), in (0, 1].
+    journal: a file every finished run is appended to durably as it
+    completes (the format of ``sapsim sweep``'s ``sweep.journal``); with
+    ``resume=True`` only the points it does not hold run (the same scene
+    content, values and metrics are required: ValueError otherwise; a
+    missing file starts a new journal). Without ``resume`` the file is
+    replaced.
+    client: a ``dask.distributed.Client``: each point is one task on its
+    workers (``jobs`` and ``workers`` are then unused). Start workers with
+    one thread each; a worker that dies loses no point (the scheduler runs
+    its tasks again). docs/studies.md, "Running on a cluster".
 
     The columns are those of ``sweep.csv`` with exact numbers (the CSV
     rounds metrics to 9 digits). Raises ValueError for a bad axis, key,
@@ -300,8 +313,21 @@ def sweep(
         fixed_list = [str(s) for s in fixed]
     if isinstance(metrics, str):
         metrics = [metrics]
-    columns, rows = _sapcontact._sweep(
-        scene, specs, fixed_list, list(metrics or []), int(jobs), workers,
-        float(window)
-    )
+    if resume and journal is None:
+        raise ValueError("resume: True needs journal=PATH (the file to "
+                         "resume from)")
+    if client is not None:
+        from ._distributed_sweep import run_with_client
+
+        columns, rows = run_with_client(
+            client, scene, specs, fixed_list, list(metrics or []),
+            float(window), None if journal is None else os.fspath(journal),
+            bool(resume),
+        )
+    else:
+        columns, rows = _sapcontact._sweep(
+            scene, specs, fixed_list, list(metrics or []), int(jobs), workers,
+            float(window), "" if journal is None else os.fspath(journal),
+            bool(resume),
+        )
     return SweepResult(columns, rows)

@@ -577,4 +577,39 @@ def _sweep(
     jobs: int,
     workers: str,
     window: float,
+    journal: str,
+    resume: bool,
 ) -> Tuple[List[str], List[List[str]]]: ...
+def _sweep_points(
+    scene: _PathLike,
+    vary: List[str],
+    fixed: List[str],
+    metrics: List[str],
+    window: float,
+) -> List[Tuple[int, List[str], List[str]]]: ...
+def _sweep_point(
+    scene: _PathLike,
+    fixed: List[str],
+    metrics: List[str],
+    window: float,
+    index: int,
+    values: List[str],
+    overrides: List[str],
+) -> str: ...
+def _sweep_table(
+    vary: List[str], metrics: List[str], rows: List[str]
+) -> Tuple[List[str], List[List[str]]]: ...
+
+class _SweepJournal:
+    def __init__(
+        self,
+        path: _PathLike,
+        scene: _PathLike,
+        vary: List[str],
+        fixed: List[str],
+        metrics: List[str],
+        window: float,
+        resume: bool,
+    ) -> None: ...
+    def recovered(self) -> List[str]: ...
+    def append(self, row: str) -> None: ...
