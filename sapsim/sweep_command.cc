@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -379,9 +380,11 @@ int SweepCommands::WriteSlurmScript(const char* cmd, bool from_file,
   spec.sapsim = fs::read_symlink("/proc/self/exe", ec).string();
   spec.out = fs::absolute(out_).lexically_normal().string();
   if (from_file) {
-    spec.sweep_args = {"study", fs::absolute(study_file_).string()};
+    spec.sweep_args = {"study",
+                       fs::absolute(study_file_).lexically_normal().string()};
   } else {
-    spec.sweep_args = {"sweep", fs::absolute(study.scene).string()};
+    spec.sweep_args = {"sweep",
+                       fs::absolute(study.scene).lexically_normal().string()};
     for (const SweepAxis& a : study.vary) {
       spec.sweep_args.insert(spec.sweep_args.end(), {"--vary", a.spec});
     }
@@ -391,8 +394,13 @@ int SweepCommands::WriteSlurmScript(const char* cmd, bool from_file,
     for (const std::string& m : study.metrics) {
       spec.sweep_args.insert(spec.sweep_args.end(), {"--metric", m});
     }
+    // The shortest text that reads back as the same number.
     char window[32];
-    std::snprintf(window, sizeof(window), "%.17g", study.window_fraction);
+    for (int digits = 6; digits <= 17; ++digits) {
+      std::snprintf(window, sizeof(window), "%.*g", digits,
+                    study.window_fraction);
+      if (std::strtod(window, nullptr) == study.window_fraction) break;
+    }
     spec.sweep_args.insert(spec.sweep_args.end(), {"--window", window});
   }
   try {

@@ -15,13 +15,6 @@ std::string JobName(const std::string& name) {
   return out;
 }
 
-// Slurm expands '%' in --output; a literal one is "%%".
-std::string SlurmPattern(const std::string& path) {
-  std::string out;
-  for (char c : path) out += c == '%' ? std::string("%%") : std::string(1, c);
-  return out;
-}
-
 }  // namespace
 
 std::string ShellQuote(const std::string& text) {
@@ -76,7 +69,6 @@ std::string SlurmArrayScript(const SlurmArraySpec& spec) {
   s += "#SBATCH --ntasks=1\n";
   s += "#SBATCH --cpus-per-task=1\n";
   s += "#SBATCH --requeue\n";
-  s += "#SBATCH --output=" + SlurmPattern(spec.out) + "/slurm/task-%a.out\n";
   s += "set -euo pipefail\n";
   s += "export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1\n";
   s += "sapsim=" + ShellQuote(spec.sapsim) + "\n";
@@ -96,12 +88,15 @@ std::string SlurmArrayScript(const SlurmArraySpec& spec) {
        "\"$out/shard-$i\")\"; done\n";
   s += "merge+=\" --out $(quote \"$out\")\"\n";
   s += "mkdir -p \"$out/slurm\"\n";
-  s += "array=$(sbatch --parsable \"$@\" \"$0\")\n";
+  s += "# Slurm expands '%' in --output: a literal one is '%%'.\n";
+  s += "logs=${out//%/%%}/slurm\n";
+  s += "array=$(sbatch --parsable --output=\"$logs/task-%a.out\" \"$@\" "
+       "\"$0\")\n";
   s += "array=${array%%;*}\n";
   s += "merge_job=$(sbatch --parsable \"$@\" --job-name=" + job +
        "-merge \\\n"
        "  --dependency=\"afterok:$array\" --ntasks=1 --cpus-per-task=1 \\\n"
-       "  --output=\"$out/slurm/merge.out\" --wrap=\"$merge\")\n";
+       "  --output=\"$logs/merge.out\" --wrap=\"$merge\")\n";
   s += "echo \"submitted: job array $array ($tasks tasks), merge job "
        "${merge_job%%;*} (after the array succeeds); results: "
        "$out/sweep.csv\"\n";

@@ -14,7 +14,8 @@ TIMINGS = {"wall_time_s", "solver_time_s", "collision_time_s", "us_per_step"}
 
 # Runs an array job's tasks one after the other (SLURM_ARRAY_TASK_ID set,
 # the --array range read from the script's #SBATCH line), or a --wrap job
-# with sh; logs its arguments; prints a job id as --parsable does.
+# with sh; writes the job's output to --output (%a: the task); logs its
+# arguments; prints a job id as --parsable does.
 FAKE_SBATCH = r"""#!/bin/bash
 set -eu
 echo "$*" >>"$FAKE_SBATCH_LOG"
@@ -32,9 +33,8 @@ if [[ -n $wrap ]]; then
   sh -c "$wrap" >"$output" 2>&1
 else
   range=$(sed -n 's/^#SBATCH --array=//p' "$script")
-  pattern=$(sed -n 's/^#SBATCH --output=//p' "$script")
   for ((i = ${range%-*}; i <= ${range#*-}; ++i)); do
-    SLURM_ARRAY_TASK_ID=$i bash "$script" >"${pattern//%a/$i}" 2>&1
+    SLURM_ARRAY_TASK_ID=$i bash "$script" >"${output//%a/$i}" 2>&1
   done
 fi
 echo "$id"
@@ -88,7 +88,8 @@ def test_job_array_script_runs_shards_then_merges(sapsim, scenes_dir,
                      submitted.stdout), submitted.stdout
     calls = (tmp_path / "sbatch.log").read_text().splitlines()
     assert len(calls) == 2
-    assert calls[0].startswith("--parsable --partition=test ")
+    assert calls[0].startswith(f"--parsable --output={out}/slurm/task-%a.out "
+                               "--partition=test ")
     assert "--partition=test" in calls[1]
     assert "--dependency=afterok:101" in calls[1]
     for i in range(4):
