@@ -42,7 +42,15 @@ def client():
     cluster.close()
 
 
+def omp_threads():
+    return os.environ.get("OMP_NUM_THREADS"), os.environ.get(
+        "OPENBLAS_NUM_THREADS")
+
+
 def test_dask_sweep_equals_the_serial_sweep(client, scenes_dir, tmp_path):
+    # One thread per worker, BLAS and OpenMP pinned to one thread.
+    assert set(client.nthreads().values()) == {1}
+    assert set(client.run(omp_threads).values()) == {("1", "1")}
     scene = scenes_dir / "stack.yaml"
     serial = sapcontact.sweep(scene, VARY, FIXED, jobs=1)
     dask = sapcontact.sweep(scene, VARY, FIXED, client=client,
