@@ -126,7 +126,10 @@ while [[ -n $(squeue -h -o %i 2>/dev/null) || ! -f $tmp/out/sweep.csv ]]; do
   sleep 0.5
 done
 echo "slurm: array and merge done in $((SECONDS - start)) s"
-cat "$tmp/out/slurm/merge.out"
+echo "--- OUT/slurm/task-0.out"
+cat "$tmp/out/slurm/task-0.out"
+echo "--- OUT/slurm/merge.out"
+grep -v "plot:" "$tmp/out/slurm/merge.out"
 for i in 0 1 2 3; do
   [[ -f $tmp/out/shard-$i/sweep.csv ]] || { logs; echo "FAILED: shard $i"; exit 1; }
 done
