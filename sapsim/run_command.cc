@@ -13,6 +13,7 @@
 #include "sapcontact/sim/replay/replay.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/scene/scene_loader.h"
+#include "sapcontact/sim/stepping/scene_collision.h"
 #include "sapcontact/sim/stepping/simulation.h"
 #include "sapcontact/studies/run_plots.h"
 
@@ -198,8 +199,7 @@ int Run(const RunOptions& o) {
           "%g m; %d contacts at the initial poses): the contact will push "
           "them apart with energy the scene did not intend (docs/scenes.md, "
           "Limits)",
-          scene.bodies[overlap.body_a].name.c_str(),
-          scene.bodies[overlap.body_b].name.c_str(), overlap.depth,
+          overlap.name_a.c_str(), overlap.name_b.c_str(), overlap.depth,
           scene_limits::kOverlapWarning, overlap.contacts);
       std::fprintf(stderr, "sapsim: warning: %s: %s\n", o.scene.c_str(),
                    warning);
@@ -207,13 +207,14 @@ int Run(const RunOptions& o) {
     }
   } catch (const CollisionLimitError& e) {
     RemoveOutputs(o.out);
+    const std::vector<std::string> names = ColliderBodyNames(scene);
     std::fprintf(
         stderr,
         "sapsim run: error: %s: bodies: at the initial poses, %s ('%s' and "
         "'%s'): bodies piled at one place (a grid with spacing 0?); limits: "
         "docs/scenes.md, Limits\n",
-        o.scene.c_str(), e.what(), scene.bodies[e.body_a()].name.c_str(),
-        scene.bodies[e.body_b()].name.c_str());
+        o.scene.c_str(), e.what(), names[e.body_a()].c_str(),
+        names[e.body_b()].c_str());
     return 2;
   } catch (const std::invalid_argument& e) {
     RemoveOutputs(o.out);

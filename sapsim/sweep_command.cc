@@ -14,6 +14,7 @@
 
 #include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/scene/scene_loader.h"
+#include "sapcontact/sim/stepping/scene_collision.h"
 #include "sapcontact/sim/stepping/simulation.h"
 #include "sapcontact/studies/metrics.h"
 #include "sapcontact/studies/slurm_script.h"
@@ -236,16 +237,15 @@ int SweepCommands::RunSweepOrStudy(bool from_file) const {
                      "sapsim: warning: %s: bodies '%s' and '%s' overlap by "
                      "%.3g m at the start of run 0 (more than %g m; "
                      "docs/scenes.md, Limits)\n",
-                     study.scene.c_str(),
-                     first.bodies[overlap.body_a].name.c_str(),
-                     first.bodies[overlap.body_b].name.c_str(), overlap.depth,
+                     study.scene.c_str(), overlap.name_a.c_str(),
+                     overlap.name_b.c_str(), overlap.depth,
                      scene_limits::kOverlapWarning);
       }
     } catch (const CollisionLimitError& e) {
+      const std::vector<std::string> names = ColliderBodyNames(first);
       throw std::invalid_argument(
           study.scene + ": bodies: at the initial poses of run 0, " + e.what() +
-          " ('" + first.bodies[e.body_a()].name + "' and '" +
-          first.bodies[e.body_b()].name +
+          " ('" + names[e.body_a()] + "' and '" + names[e.body_b()] +
           "'): bodies piled at one place; limits: docs/scenes.md, Limits");
     }
   } catch (const std::exception& e) {

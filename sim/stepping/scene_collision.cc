@@ -1,5 +1,6 @@
 #include "sapcontact/sim/stepping/scene_collision.h"
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,31 @@ std::vector<Pose> ColliderPoses(const Scene& scene,
     AppendGeometryPoses(d, X_WL, &poses);
   }
   return poses;
+}
+
+std::vector<std::string> ColliderBodyNames(const Scene& scene) {
+  std::vector<std::string> names;
+  for (const Body& b : scene.bodies) names.push_back(b.name);
+  for (const RobotSpec& robot : scene.robots) {
+    const RobotDescription& d = robot.description;
+    for (const RobotGeometry& g : d.geometries) {
+      names.push_back(robot.name + "/" + d.tree.link(g.link).name);
+    }
+  }
+  return names;
+}
+
+std::vector<bool> FixedColliders(const Scene& scene) {
+  std::vector<bool> fixed;
+  for (const Body& b : scene.bodies) fixed.push_back(b.fixed);
+  for (const RobotSpec& robot : scene.robots) {
+    const RobotDescription& d = robot.description;
+    const std::vector<bool> moves = MovingLinks(d.tree);
+    for (const RobotGeometry& g : d.geometries) {
+      fixed.push_back(!moves[g.link]);
+    }
+  }
+  return fixed;
 }
 
 CollisionDetector MakeCollisionDetector(const Scene& scene) {

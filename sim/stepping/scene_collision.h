@@ -5,6 +5,7 @@
 // move (all joints from the world to it fixed).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "sapcontact/sim/collision/collision.h"
@@ -26,6 +27,14 @@ void AppendGeometryPoses(const RobotDescription& robot,
 /// bodies at their initial poses and robot r at positions q[r].
 std::vector<Pose> ColliderPoses(const Scene& scene,
                                 const std::vector<Eigen::VectorXd>& q);
+
+/// The body each collider belongs to, by name: a scene body's name, or
+/// "<robot>/<link>" for a robot geometry (the names of ContactReport).
+std::vector<std::string> ColliderBodyNames(const Scene& scene);
+
+/// Whether each collider is part of the world: a fixed body, or a robot
+/// geometry on a link that does not move (MovingLinks).
+std::vector<bool> FixedColliders(const Scene& scene);
 
 /// A CollisionDetector over the scene's bodies and robot geometries, with
 /// the pairs that must not collide excluded: all pairs within a robot, or,

@@ -426,10 +426,9 @@ InitialOverlap FindInitialOverlap(const Scene& scene) {
   const std::vector<ContactPoint>& contacts =
       detector.FindContacts(poses, options, bounds);
   if (scene.solver.model == SolverModel::kRigid) {
-    std::vector<bool> fixed(scene.bodies.size());
-    for (size_t b = 0; b < fixed.size(); ++b) fixed[b] = scene.bodies[b].fixed;
-    const double bytes = EstimateRigidQpBytes(
-        contacts, static_cast<int>(scene.bodies.size()), fixed);
+    const std::vector<bool> fixed = FixedColliders(scene);
+    const double bytes =
+        EstimateRigidQpBytes(contacts, static_cast<int>(fixed.size()), fixed);
     if (bytes > scene_limits::kMaxRigidQpBytes) {
       char what[256];
       std::snprintf(what, sizeof(what),
@@ -449,6 +448,11 @@ InitialOverlap FindInitialOverlap(const Scene& scene) {
       overlap.body_a = c.body_a;
       overlap.body_b = c.body_b;
     }
+  }
+  if (overlap.body_a >= 0) {
+    const std::vector<std::string> names = ColliderBodyNames(scene);
+    overlap.name_a = names[overlap.body_a];
+    overlap.name_b = names[overlap.body_b];
   }
   return overlap;
 }

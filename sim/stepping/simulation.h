@@ -114,9 +114,12 @@ int StepCount(const Scene& scene);
 struct InitialOverlap {
   /// max(-phi) over the contacts at the initial poses (0 if none) [m].
   double depth{0.0};
-  /// The pair (scene body indices; -1 if no contact).
+  /// The pair: collider indices (scene bodies, then robot geometries:
+  /// sim/stepping/scene_collision.h; -1 if no contact), and the names of
+  /// their bodies (a body's name, or "<robot>/<link>"; ColliderBodyNames).
   int body_a{-1};
   int body_b{-1};
+  std::string name_a, name_b;
   /// Contacts of the first step (with the scene's margin and the bodies'
   /// motion bounds, as the time stepper finds them).
   int contacts{0};
