@@ -6,11 +6,11 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
 #include "sapcontact/contact_model/conventions.h"
+#include "sapcontact/solver/sap/disjoint_sets.h"
 
 namespace sapcontact {
 namespace {
@@ -20,20 +20,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 [[noreturn]] void Fail(const std::string& what) {
   throw std::invalid_argument("global primal form: " + what);
-}
-
-int Find(std::vector<int>& parent, int i) {
-  while (parent[i] != i) {
-    parent[i] = parent[parent[i]];
-    i = parent[i];
-  }
-  return i;
-}
-
-void Unite(std::vector<int>& parent, int a, int b) {
-  a = Find(parent, a);
-  b = Find(parent, b);
-  if (a != b) parent[std::max(a, b)] = std::min(a, b);
 }
 
 void CheckSizes(const FclibGlobalProblem& g) {
@@ -64,11 +50,10 @@ GlobalPrimalForm MakeGlobalPrimalForm(const FclibGlobalProblem& g,
   const int n = static_cast<int>(g.M.rows());
   const int nc = static_cast<int>(g.mu.size());
   // Trees: components of M's graph.
-  std::vector<int> parent(n);
-  std::iota(parent.begin(), parent.end(), 0);
+  DisjointSets components(n);
   for (int j = 0; j < g.M.outerSize(); ++j) {
     for (SpMat::InnerIterator it(g.M, j); it; ++it) {
-      if (it.value() != 0.0) Unite(parent, static_cast<int>(it.row()), j);
+      if (it.value() != 0.0) components.Unite(static_cast<int>(it.row()), j);
     }
   }
   std::vector<std::vector<int>> contact_dofs(nc);
@@ -85,18 +70,18 @@ GlobalPrimalForm MakeGlobalPrimalForm(const FclibGlobalProblem& g,
     }
     // Merge when the contact touches more than two trees.
     std::vector<int> roots;
-    for (int d : contact_dofs[k]) roots.push_back(Find(parent, d));
+    for (int d : contact_dofs[k]) roots.push_back(components.Find(d));
     std::sort(roots.begin(), roots.end());
     roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
     if (roots.size() > 2) {
-      for (int r : roots) Unite(parent, roots[0], r);
+      for (int r : roots) components.Unite(roots[0], r);
     }
   }
   std::map<int, int> tree_of_root;
   std::vector<int> tree_of_dof(n), local_of_dof(n);
   std::vector<std::vector<int>> tree_dofs;
   for (int d = 0; d < n; ++d) {
-    const int root = Find(parent, d);
+    const int root = components.Find(d);
     auto [it, inserted] =
         tree_of_root.emplace(root, static_cast<int>(tree_dofs.size()));
     if (inserted) tree_dofs.emplace_back();

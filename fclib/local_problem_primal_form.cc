@@ -5,44 +5,34 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
 #include "sapcontact/contact_model/conventions.h"
 #include "sapcontact/fclib/fclib_residuals.h"
+#include "sapcontact/solver/sap/disjoint_sets.h"
 
 namespace sapcontact {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-int Find(std::vector<int>& parent, int i) {
-  while (parent[i] != i) {
-    parent[i] = parent[parent[i]];
-    i = parent[i];
-  }
-  return i;
-}
-
 // Contacts of each connected component of the contact graph of S, in
 // increasing order; components ordered by their first contact.
 std::vector<std::vector<int>> Components(const Eigen::SparseMatrix<double>& S,
                                          int nc) {
-  std::vector<int> parent(nc);
-  std::iota(parent.begin(), parent.end(), 0);
+  DisjointSets components(nc);
   for (int j = 0; j < S.outerSize(); ++j) {
     for (Eigen::SparseMatrix<double>::InnerIterator it(S, j); it; ++it) {
-      if (it.value() == 0.0) continue;
-      const int a = Find(parent, static_cast<int>(it.row()) / 3);
-      const int b = Find(parent, j / 3);
-      if (a != b) parent[std::max(a, b)] = std::min(a, b);
+      if (it.value() != 0.0) {
+        components.Unite(static_cast<int>(it.row()) / 3, j / 3);
+      }
     }
   }
   std::vector<int> index(nc, -1);
   std::vector<std::vector<int>> out;
   for (int i = 0; i < nc; ++i) {
-    const int root = Find(parent, i);
+    const int root = components.Find(i);
     if (index[root] < 0) {
       index[root] = static_cast<int>(out.size());
       out.emplace_back();

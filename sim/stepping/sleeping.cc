@@ -22,19 +22,6 @@
 #include "sapcontact/sim/stepping/time_stepper.h"
 
 namespace sapcontact {
-namespace {
-
-int FindRoot(std::vector<int>* parent, int i) {
-  std::vector<int>& p = *parent;
-  while (p[i] != i) {
-    p[i] = p[p[i]];  // path halving
-    i = p[i];
-  }
-  return i;
-}
-
-}  // namespace
-
 bool TimeStepper::IsAsleep(int body) const {
   return body >= 0 && body < static_cast<int>(sleep_island_.size()) &&
          sleep_island_[body] >= 0;
@@ -206,8 +193,7 @@ void TimeStepper::UpdateSleep(StepInfo* info) {
   }
   // Islands of this step's contacts; a contact with a robot link or a
   // moving kinematic body keeps its body awake.
-  island_parent_.resize(nb);
-  for (int b = 0; b < nb; ++b) island_parent_[b] = b;
+  island_sets_.Reset(nb);
   auto mover = [&](int c) {
     return c >= nb || (scene_.bodies[c].prescribed && !resting_[c]);
   };
@@ -215,8 +201,7 @@ void TimeStepper::UpdateSleep(StepInfo* info) {
   for (const ContactPoint& cp : contacts_) {
     const int a = cp.body_a, b = cp.body_b;
     if (free_body(a) && free_body(b)) {
-      island_parent_[FindRoot(&island_parent_, a)] =
-          FindRoot(&island_parent_, b);
+      island_sets_.Unite(a, b);
     } else if (free_body(b) && mover(a)) {
       still_time_[b] = 0.0;
     } else if (free_body(a) && mover(b)) {
@@ -226,12 +211,12 @@ void TimeStepper::UpdateSleep(StepInfo* info) {
   island_still_.assign(nb, std::numeric_limits<double>::infinity());
   for (int b : free_bodies_) {
     if (IsAsleep(b)) continue;
-    double& m = island_still_[FindRoot(&island_parent_, b)];
+    double& m = island_still_[island_sets_.Find(b)];
     m = std::min(m, still_time_[b]);
   }
   for (int b : free_bodies_) {
     if (IsAsleep(b)) continue;
-    const int root = FindRoot(&island_parent_, b);
+    const int root = island_sets_.Find(b);
     const double still = island_still_[root];
     if (!(still > 0.0 && still >= settings.sleep_time)) continue;
     sleep_island_[b] = root;

@@ -34,6 +34,7 @@
 #include "sapcontact/sim/collision/collision.h"
 #include "sapcontact/sim/scene/scene.h"
 #include "sapcontact/sim/stepping/step_derivatives.h"
+#include "sapcontact/solver/sap/disjoint_sets.h"
 #include "sapcontact/solver/sap/sap_problem.h"
 #include "sapcontact/solver/sap/sap_solver.h"
 
@@ -520,7 +521,7 @@ class TimeStepper {
   std::vector<int> sleep_island_;
   std::vector<bool> resting_;
   std::vector<double> bounding_radius_;  // per body [m]
-  std::vector<int> island_parent_;       // union-find scratch
+  DisjointSets island_sets_;             // this step's islands of bodies
   std::vector<double> island_still_;     // per island root: min still time
   int num_sleeping_{0};
   bool trees_stale_{false};

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sapcontact/solver/sap/disjoint_sets.h"
 #include "sapcontact/solver/sap/line_search.h"
 #include "sapcontact/solver/sap/newton_island.h"
 
@@ -128,21 +129,15 @@ void ContactSpaceSapSolver::LoadDelassusBlocks(
 
 void ContactSpaceSapSolver::FindIslands() {
   const int nc = W_.pattern().num_blocks();
-  std::vector<int> parent(nc);
-  for (int k = 0; k < nc; ++k) parent[k] = k;
-  auto find = [&](int k) {
-    while (parent[k] != k) k = parent[k] = parent[parent[k]];
-    return k;
-  };
+  DisjointSets components(nc);
   for (const auto& [i, j] : W_.pattern().off_diagonal_blocks()) {
-    const int a = find(i), b = find(j);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    components.Unite(i, j);
   }
   // Islands in order of their first contact, contacts increasing.
   std::vector<int> index(nc, -1);
   islands_.clear();
   for (int k = 0; k < nc; ++k) {
-    const int root = find(k);
+    const int root = components.Find(k);
     if (index[root] < 0) {
       index[root] = static_cast<int>(islands_.size());
       islands_.emplace_back();
@@ -152,12 +147,14 @@ void ContactSpaceSapSolver::FindIslands() {
   stepping_.assign(islands_.size(), 0);
 }
 
+// Solve() runs its phases in order (the shape of SapSolver's
+// SolveFromCandidates): set-up and islands, then Newton rounds of
+// evaluation and tests, direction and line search, then the results.
 ContactSpaceSapResults ContactSpaceSapSolver::Solve(
     const ContactSpaceSapProblem& problem, const Eigen::VectorXd* x_guess) {
   const auto t_start = Clock::now();
   Validate(problem);
-  const int nc = problem.num_contacts();
-  const int n = 3 * nc;
+  const int n = 3 * problem.num_contacts();
   if (x_guess && (x_guess->size() != n || !x_guess->allFinite())) {
     throw std::invalid_argument(
         "ContactSpaceSapSolver::Solve: x_guess must be finite with " +
@@ -165,13 +162,49 @@ ContactSpaceSapResults ContactSpaceSapSolver::Solve(
   }
   ContactSpaceSapResults results;
   ContactSpaceSapStatistics& stats = results.statistics;
+  SetUp(problem, x_guess, &results);
+  const int analyses_start = factorization_->statistics().symbolic_analyses;
+  stats.time_setup = Seconds(t_start);
+  FindIslands();
+  stats.islands = static_cast<int>(islands_.size());
+  island_state_.assign(islands_.size(), NewtonIslandState{});
+  bool failed = false;
+  for (int round = 0;; ++round) {
+    if (!EvaluateAndDecide(problem, &results, &failed)) break;
+    if (!ComputeDirection(round, &results)) {
+      failed = true;
+      break;
+    }
+    SearchAlongDirections(&stats);
+  }
+  if (!failed) results.status = SapSolverStatus::kConverged;
+  stats.final_cost = 0.0;
+  stats.final_scaled_residual = 0.0;
+  for (const NewtonIslandState& st : island_state_) {
+    stats.final_cost += st.cost;
+    stats.final_scaled_residual =
+        std::max(stats.final_scaled_residual, st.relative_residual);
+  }
+  stats.symbolic_analyses =
+      factorization_->statistics().symbolic_analyses - analyses_start;
+  results.gamma = gamma_;
+  results.v_c = vc_;
+  results.x = x_;
+  stats.time_total = Seconds(t_start);
+  return results;
+}
 
-  // Setup: W's blocks, the regularization of each contact (SAP paper §V).
+void ContactSpaceSapSolver::SetUp(const ContactSpaceSapProblem& problem,
+                                  const Eigen::VectorXd* x_guess,
+                                  ContactSpaceSapResults* results) {
+  const int nc = problem.num_contacts();
+  const int n = 3 * nc;
+  // W's blocks, the regularization of each contact (SAP paper §V).
   LoadDelassusBlocks(problem.W);
   constraints_.resize(nc);
-  results.delassus_estimate.resize(nc);
-  results.R_n.resize(nc);
-  results.R_t.resize(nc);
+  results->delassus_estimate.resize(nc);
+  results->R_n.resize(nc);
+  results->R_t.resize(nc);
   const RegularizationParameters& reg = parameters_.regularization;
   for (int k = 0; k < nc; ++k) {
     const double w = DelassusDiagonalEstimate(W_.diagonal_block(k));
@@ -181,9 +214,9 @@ ContactSpaceSapResults ContactSpaceSapSolver::Solve(
         problem.parameters[k], reg, problem.time_step, w, problem.phi0(k), 0.0,
         "ContactSpaceSapProblem: contact " + std::to_string(k));
     const ContactRegularization& R = constraints_[k].regularization();
-    results.delassus_estimate(k) = w;
-    results.R_n(k) = R.R_n;
-    results.R_t(k) = R.R_t;
+    results->delassus_estimate(k) = w;
+    results->R_n(k) = R.R_n;
+    results->R_t(k) = R.R_t;
   }
   const LinearSolverType type =
       parameters_.linear_solver == LinearSolverType::kAuto
@@ -199,7 +232,6 @@ ContactSpaceSapResults ContactSpaceSapSolver::Solve(
     factorization_type_ = type;
     factorization_kind_ = parameters_.cholmod_factor;
   }
-  const int analyses_start = factorization_->statistics().symbolic_analyses;
   G_.resize(nc);
   U_.resize(nc);
   constraint_cost_.resize(nc);
@@ -211,187 +243,170 @@ ContactSpaceSapResults ContactSpaceSapSolver::Solve(
     x_.setZero(n);
   }
   gamma_.resize(n);
-  stats.time_setup = Seconds(t_start);
+}
 
-  // Islands: the connected components of W's block graph (W, and so M,
-  // is block diagonal over them), each with its own Newton iterations,
-  // line search and convergence test as in SapSolver (docs/theory.md §8).
-  FindIslands();
+double ContactSpaceSapSolver::IslandDot(int i, const Eigen::VectorXd& a,
+                                        const Eigen::VectorXd& b) const {
+  double sum = 0.0;
+  for (int k : islands_[i]) {
+    sum += a.segment<3>(3 * k).dot(b.segment<3>(3 * k));
+  }
+  return sum;
+}
+
+bool ContactSpaceSapSolver::EvaluateAndDecide(
+    const ContactSpaceSapProblem& problem, ContactSpaceSapResults* results,
+    bool* failed) {
+  // v_c = v_free + W x, gamma and G, the gradient W r (r = x - gamma);
+  // per island the cost 1/2 x'Wx + sum_k l_k and the stopping test.
+  const int nc = problem.num_contacts();
   const int num_islands = static_cast<int>(islands_.size());
-  stats.islands = num_islands;
-  std::vector<NewtonIslandState> state(num_islands);
-  auto island_dot = [&](int i, const Eigen::VectorXd& a,
-                        const Eigen::VectorXd& b) {
-    double sum = 0.0;
-    for (int k : islands_[i]) {
-      sum += a.segment<3>(3 * k).dot(b.segment<3>(3 * k));
-    }
-    return sum;
-  };
-
-  double t_assembly = 0, t_factor = 0, t_line = 0;
-  bool failed = false;
-  for (int round = 0; !failed; ++round) {
-    // v_c = v_free + W x, gamma and G, the gradient W r (r = x - gamma);
-    // per island the cost 1/2 x'Wx + sum_k l_k and the stopping test.
-    W_.Multiply(x_, &Wx_);
-    vc_ = problem.v_free + Wx_;
-    ContactConstraintState s;
-    for (int k = 0; k < nc; ++k) {
-      constraints_[k].Evaluate(vc_.segment<3>(3 * k), true, &s);
-      gamma_.segment<3>(3 * k) = s.gamma;
-      G_[k] = s.G;
-      constraint_cost_(k) = s.cost;
-    }
-    r_ = x_ - gamma_;
-    W_.Multiply(r_, &Wr_);
-    bool any_step = false;
-    double round_cost = 0.0, round_residual = 0.0;
-    for (int i = 0; i < num_islands; ++i) {
-      NewtonIslandState& st = state[i];
-      stepping_[i] = 0;
-      const double xWx = island_dot(i, x_, Wx_);
-      const double rWr = island_dot(i, r_, Wr_);
-      // gamma' W gamma = (x - r)' W (x - r).
-      const double gWg = xWx - 2.0 * island_dot(i, r_, Wx_) + rWr;
-      double cost = 0.5 * xWx;
-      for (int k : islands_[i]) cost += constraint_cost_(k);
-      round_cost += cost;  // unchanged since its last step if inactive
-      if (!st.active) continue;
-      const NewtonIslandDecision decision = DecideNewtonIsland(
-          parameters_, i, num_islands, cost, std::sqrt(std::max(rWr, 0.0)),
-          std::sqrt(std::max({xWx, gWg, 0.0})), &st, &results.status,
-          &results.message);
-      if (decision == NewtonIslandDecision::kFail) {
-        failed = true;
-        break;
-      }
-      if (decision == NewtonIslandDecision::kDone) continue;
-      stepping_[i] = 1;
-      any_step = true;
-      round_residual = std::max(round_residual, st.relative_residual);
-    }
-    if (failed || !any_step) break;
-
-    // M = I + U'WU with G_k = U_k U_k' (docs/theory.md §15), for all
-    // islands (one factorization; M is block diagonal over them).
-    auto t0 = Clock::now();
-    for (int k = 0; k < nc; ++k) U_[k] = SquareRootFactor(G_[k]);
-    for (int k = 0; k < nc; ++k) {
-      M_.diagonal_block(k).noalias() =
-          U_[k].transpose() * W_.diagonal_block(k) * U_[k];
-      M_.diagonal_block(k).diagonal().array() += 1.0;
-    }
-    const auto& blocks = W_.pattern().off_diagonal_blocks();
-    for (size_t b = 0; b < blocks.size(); ++b) {
-      M_.off_diagonal_block(static_cast<int>(b)).noalias() =
-          U_[blocks[b].first].transpose() *
-          W_.off_diagonal_block(static_cast<int>(b)) * U_[blocks[b].second];
-    }
-    t_assembly += Seconds(t0);
-
-    // dx = -(r - U z), M z = U' W r, with one step of iterative refinement.
-    t0 = Clock::now();
-    ++stats.factorizations;
-    ++stats.newton_iterations;
-    if (!factorization_->Factor(M_)) {
-      results.status = SapSolverStatus::kFactorizationFailed;
-      results.message =
-          "I + U'WU is not numerically positive definite at Newton round " +
-          std::to_string(round) + " (is W positive semidefinite?)";
-      failed = true;
-      break;
-    }
-    stats.reciprocal_condition = factorization_->ReciprocalConditionEstimate();
-    for (int k = 0; k < nc; ++k) {
-      z_.segment<3>(3 * k) = U_[k].transpose() * Wr_.segment<3>(3 * k);
-    }
-    refine_ = z_;
-    factorization_->SolveInPlace(&z_);
-    M_.Multiply(z_, &product_);
-    refine_ -= product_;
-    factorization_->SolveInPlace(&refine_);
-    z_ += refine_;
-    for (int k = 0; k < nc; ++k) {
-      dx_.segment<3>(3 * k) =
-          U_[k] * z_.segment<3>(3 * k) - r_.segment<3>(3 * k);
-    }
-    t_factor += Seconds(t0);
-    if (stats.reciprocal_condition < parameters_.min_reciprocal_condition ||
-        !dx_.allFinite()) {
-      results.status = SapSolverStatus::kIllConditioned;
-      std::ostringstream os;
-      os << "I + U'WU is too ill-conditioned to trust the impulses "
-            "(reciprocal condition estimate "
-         << stats.reciprocal_condition << " < "
-         << parameters_.min_reciprocal_condition << ")";
-      results.message = os.str();
-      failed = true;
-      break;
-    }
-
-    // Exact line search along dx, island by island: v_c moves along W dx.
-    t0 = Clock::now();
-    W_.Multiply(dx_, &dvc_);
-    double round_alpha = 1e300;
-    for (int i = 0; i < num_islands; ++i) {
-      if (!stepping_[i]) continue;
-      const std::vector<int>& contacts = islands_[i];
-      RayQuadratic q;
-      q.l0 = 0.5 * island_dot(i, x_, Wx_);
-      q.a1 = island_dot(i, dx_, Wx_);
-      q.a2 = island_dot(i, dx_, dvc_);
-      for (int k : contacts) {
-        q.dvc_gamma0 +=
-            std::abs(dvc_.segment<3>(3 * k).dot(gamma_.segment<3>(3 * k)));
-      }
-      auto along = [&](double alpha) {
-        RaySums sums;
-        for (int k : contacts) {
-          AddAlongRay(constraints_[k], vc_.segment<3>(3 * k),
-                      dvc_.segment<3>(3 * k), alpha, &sums);
-        }
-        return sums;
-      };
-      int ls_iterations = 0;
-      const double alpha = SearchAlongRay(
-          parameters_, q, state[i].cost, island_dot(i, dx_, Wr_),
-          LineSearchSlopeRatio(parameters_, state[i].relative_residual,
-                               stats.reciprocal_condition),
-          along, &ls_iterations);
-      for (int k : contacts) {
-        x_.segment<3>(3 * k) += alpha * dx_.segment<3>(3 * k);
-      }
-      ++state[i].iterations;
-      state[i].line_search_iterations += ls_iterations;
-      ++stats.island_newton_iterations;
-      stats.line_search_iterations += ls_iterations;
-      round_alpha = std::min(round_alpha, alpha);
-    }
-    t_line += Seconds(t0);
-    stats.cost.push_back(round_cost);
-    stats.alpha.push_back(round_alpha);
-    stats.scaled_residual.push_back(round_residual);
+  W_.Multiply(x_, &Wx_);
+  vc_ = problem.v_free + Wx_;
+  ContactConstraintState s;
+  for (int k = 0; k < nc; ++k) {
+    constraints_[k].Evaluate(vc_.segment<3>(3 * k), true, &s);
+    gamma_.segment<3>(3 * k) = s.gamma;
+    G_[k] = s.G;
+    constraint_cost_(k) = s.cost;
   }
-  if (!failed) results.status = SapSolverStatus::kConverged;
-  stats.final_cost = 0.0;
-  stats.final_scaled_residual = 0.0;
-  for (const NewtonIslandState& st : state) {
-    stats.final_cost += st.cost;
-    stats.final_scaled_residual =
-        std::max(stats.final_scaled_residual, st.relative_residual);
+  r_ = x_ - gamma_;
+  W_.Multiply(r_, &Wr_);
+  bool any_step = false;
+  round_cost_ = 0.0;
+  round_residual_ = 0.0;
+  for (int i = 0; i < num_islands; ++i) {
+    NewtonIslandState& st = island_state_[i];
+    stepping_[i] = 0;
+    const double xWx = IslandDot(i, x_, Wx_);
+    const double rWr = IslandDot(i, r_, Wr_);
+    // gamma' W gamma = (x - r)' W (x - r).
+    const double gWg = xWx - 2.0 * IslandDot(i, r_, Wx_) + rWr;
+    double cost = 0.5 * xWx;
+    for (int k : islands_[i]) cost += constraint_cost_(k);
+    round_cost_ += cost;  // unchanged since its last step if inactive
+    if (!st.active) continue;
+    const NewtonIslandDecision decision = DecideNewtonIsland(
+        parameters_, i, num_islands, cost, std::sqrt(std::max(rWr, 0.0)),
+        std::sqrt(std::max({xWx, gWg, 0.0})), &st, &results->status,
+        &results->message);
+    if (decision == NewtonIslandDecision::kFail) {
+      *failed = true;
+      return false;
+    }
+    if (decision == NewtonIslandDecision::kDone) continue;
+    stepping_[i] = 1;
+    any_step = true;
+    round_residual_ = std::max(round_residual_, st.relative_residual);
   }
+  return any_step;
+}
 
-  stats.symbolic_analyses =
-      factorization_->statistics().symbolic_analyses - analyses_start;
-  results.gamma = gamma_;
-  results.v_c = vc_;
-  results.x = x_;
-  stats.time_assembly = t_assembly;
-  stats.time_factorization = t_factor;
-  stats.time_line_search = t_line;
-  stats.time_total = Seconds(t_start);
-  return results;
+bool ContactSpaceSapSolver::ComputeDirection(int round,
+                                             ContactSpaceSapResults* results) {
+  ContactSpaceSapStatistics& stats = results->statistics;
+  const int nc = static_cast<int>(constraints_.size());
+  // M = I + U'WU with G_k = U_k U_k' (docs/theory.md §15), for all
+  // islands (one factorization; M is block diagonal over them).
+  auto t0 = Clock::now();
+  for (int k = 0; k < nc; ++k) U_[k] = SquareRootFactor(G_[k]);
+  for (int k = 0; k < nc; ++k) {
+    M_.diagonal_block(k).noalias() =
+        U_[k].transpose() * W_.diagonal_block(k) * U_[k];
+    M_.diagonal_block(k).diagonal().array() += 1.0;
+  }
+  const auto& blocks = W_.pattern().off_diagonal_blocks();
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    M_.off_diagonal_block(static_cast<int>(b)).noalias() =
+        U_[blocks[b].first].transpose() *
+        W_.off_diagonal_block(static_cast<int>(b)) * U_[blocks[b].second];
+  }
+  stats.time_assembly += Seconds(t0);
+
+  // dx = -(r - U z), M z = U' W r, with one step of iterative refinement.
+  t0 = Clock::now();
+  ++stats.factorizations;
+  ++stats.newton_iterations;
+  if (!factorization_->Factor(M_)) {
+    results->status = SapSolverStatus::kFactorizationFailed;
+    results->message =
+        "I + U'WU is not numerically positive definite at Newton round " +
+        std::to_string(round) + " (is W positive semidefinite?)";
+    return false;
+  }
+  stats.reciprocal_condition = factorization_->ReciprocalConditionEstimate();
+  for (int k = 0; k < nc; ++k) {
+    z_.segment<3>(3 * k) = U_[k].transpose() * Wr_.segment<3>(3 * k);
+  }
+  refine_ = z_;
+  factorization_->SolveInPlace(&z_);
+  M_.Multiply(z_, &product_);
+  refine_ -= product_;
+  factorization_->SolveInPlace(&refine_);
+  z_ += refine_;
+  for (int k = 0; k < nc; ++k) {
+    dx_.segment<3>(3 * k) = U_[k] * z_.segment<3>(3 * k) - r_.segment<3>(3 * k);
+  }
+  stats.time_factorization += Seconds(t0);
+  if (stats.reciprocal_condition < parameters_.min_reciprocal_condition ||
+      !dx_.allFinite()) {
+    results->status = SapSolverStatus::kIllConditioned;
+    std::ostringstream os;
+    os << "I + U'WU is too ill-conditioned to trust the impulses "
+          "(reciprocal condition estimate "
+       << stats.reciprocal_condition << " < "
+       << parameters_.min_reciprocal_condition << ")";
+    results->message = os.str();
+    return false;
+  }
+  return true;
+}
+
+void ContactSpaceSapSolver::SearchAlongDirections(
+    ContactSpaceSapStatistics* stats) {
+  // Exact line search along dx, island by island: v_c moves along W dx.
+  const auto t0 = Clock::now();
+  W_.Multiply(dx_, &dvc_);
+  double round_alpha = 1e300;
+  for (int i = 0; i < static_cast<int>(islands_.size()); ++i) {
+    if (!stepping_[i]) continue;
+    NewtonIslandState& st = island_state_[i];
+    const std::vector<int>& contacts = islands_[i];
+    RayQuadratic q;
+    q.l0 = 0.5 * IslandDot(i, x_, Wx_);
+    q.a1 = IslandDot(i, dx_, Wx_);
+    q.a2 = IslandDot(i, dx_, dvc_);
+    for (int k : contacts) {
+      q.dvc_gamma0 +=
+          std::abs(dvc_.segment<3>(3 * k).dot(gamma_.segment<3>(3 * k)));
+    }
+    auto along = [&](double alpha) {
+      RaySums sums;
+      for (int k : contacts) {
+        AddAlongRay(constraints_[k], vc_.segment<3>(3 * k),
+                    dvc_.segment<3>(3 * k), alpha, &sums);
+      }
+      return sums;
+    };
+    int ls_iterations = 0;
+    const double alpha =
+        SearchAlongRay(parameters_, q, st.cost, IslandDot(i, dx_, Wr_),
+                       LineSearchSlopeRatio(parameters_, st.relative_residual,
+                                            stats->reciprocal_condition),
+                       along, &ls_iterations);
+    for (int k : contacts) {
+      x_.segment<3>(3 * k) += alpha * dx_.segment<3>(3 * k);
+    }
+    ++st.iterations;
+    st.line_search_iterations += ls_iterations;
+    ++stats->island_newton_iterations;
+    stats->line_search_iterations += ls_iterations;
+    round_alpha = std::min(round_alpha, alpha);
+  }
+  stats->time_line_search += Seconds(t0);
+  stats->cost.push_back(round_cost_);
+  stats->alpha.push_back(round_alpha);
+  stats->scaled_residual.push_back(round_residual_);
 }
 
 }  // namespace sapcontact

@@ -29,6 +29,7 @@
 
 #include "sapcontact/contact_model/contact_constraint.h"
 #include "sapcontact/solver/linear_algebra/hessian_factorization.h"
+#include "sapcontact/solver/sap/newton_island.h"
 #include "sapcontact/solver/sap/sap_solver_parameters.h"
 #include "sapcontact/solver/sap/sap_solver_results.h"
 
@@ -145,6 +146,23 @@ class ContactSpaceSapSolver {
   void LoadDelassusBlocks(const Eigen::SparseMatrix<double>& W);
   // islands_: the connected components of W_'s block graph.
   void FindIslands();
+  // The phases of Solve(), in order. SetUp: W's blocks, each contact's
+  // constraint (and the results' R), the factorization object, workspaces
+  // and the first iterate. EvaluateAndDecide: v_c, gamma, G and the
+  // gradient at x_, every active island's stopping test; whether any
+  // island steps (false with *failed set on a failed test).
+  // ComputeDirection: M = I + U'WU, its factorization and dx (false on
+  // failure, results' status and message say why). SearchAlongDirections:
+  // the exact line search per stepping island and the step.
+  void SetUp(const ContactSpaceSapProblem& problem,
+             const Eigen::VectorXd* x_guess, ContactSpaceSapResults* results);
+  bool EvaluateAndDecide(const ContactSpaceSapProblem& problem,
+                         ContactSpaceSapResults* results, bool* failed);
+  bool ComputeDirection(int round, ContactSpaceSapResults* results);
+  void SearchAlongDirections(ContactSpaceSapStatistics* stats);
+  // a' b over island i's contacts.
+  double IslandDot(int i, const Eigen::VectorXd& a,
+                   const Eigen::VectorXd& b) const;
 
   SapSolverParameters parameters_;
   std::unique_ptr<HessianFactorization> factorization_;
@@ -157,6 +175,10 @@ class ContactSpaceSapSolver {
       product_, constraint_cost_;
   std::vector<std::vector<int>> islands_;  // contacts of each island
   std::vector<char> stepping_;
+  std::vector<NewtonIslandState> island_state_;
+  // The current round's cost (all islands) and largest scaled residual of
+  // a stepping island.
+  double round_cost_{0.0}, round_residual_{0.0};
 };
 
 }  // namespace sapcontact

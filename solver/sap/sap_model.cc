@@ -69,19 +69,36 @@ int SapModel::PatchOf(int i, int j) {
   return q;
 }
 
+// Build() runs its phases in order: the participating trees and their
+// A^-1, the contacts' Delassus blocks and patches, their regularization,
+// the other constraints, then the Hessian pattern, the islands and the wide
+// trees' stacked Jacobians.
 void SapModel::Build(const SapProblem& problem,
                      const RegularizationParameters& reg, ThreadPool* pool) {
-  // Per-contact loops: on the pool's threads when there is one. Every
-  // contact's work writes its own entries only.
-  auto for_each_contact = [&](int n, const auto& body) {
-    if (pool == nullptr) {
-      for (int k = 0; k < n; ++k) body(k);
-    } else {
-      pool->ForEach(
-          n, [&](int k, int) { body(k); }, kContactGrain);
-    }
-  };
   problem_ = &problem;
+  SelectTrees(problem);
+  FactorTrees(problem, pool);
+  BuildContacts(problem, pool);
+  if (reg.supported_delassus_estimate) ComputeSupportScales();
+  RegularizeContacts(problem, reg, pool);
+  AddConstraints(problem, reg);
+  BuildPattern();
+  BuildIslands();
+  BuildWideTrees();
+}
+
+template <class Body>
+void SapModel::ForEachContact(ThreadPool* pool, int n, const Body& body) {
+  // Every contact's work writes its own entries only.
+  if (pool == nullptr) {
+    for (int k = 0; k < n; ++k) body(k);
+  } else {
+    pool->ForEach(
+        n, [&](int k, int) { body(k); }, kContactGrain);
+  }
+}
+
+void SapModel::SelectTrees(const SapProblem& problem) {
   const int nt = static_cast<int>(problem.trees.size());
   // Participating trees, in problem order.
   touched_.assign(nt, 0);
@@ -119,6 +136,9 @@ void SapModel::Build(const SapProblem& problem,
     }
     full_offset += n;
   }
+}
+
+void SapModel::FactorTrees(const SapProblem& problem, ThreadPool* pool) {
   v_star_.resize(num_velocities_);
   D_.resize(num_velocities_);
   // A_t^-1 of each participating tree, once per step (for the Delassus
@@ -166,18 +186,20 @@ void SapModel::Build(const SapProblem& problem,
         (tree.name.empty() ? std::string() : " ('" + tree.name + "')") +
         ": matrix A is not positive definite");
   }
-  // J A_t^-1 J' of one Jacobian block.
-  auto JAinvJt = [&](const Eigen::MatrixXd& J, int p) -> Matrix3 {
-    if (sizes_[p] == 6) {
-      const Eigen::Map<const Eigen::Matrix<double, 3, 6>> J6(J.data());
-      return J6 * A_inv6_[p] * J6.transpose();
-    }
-    thread_local Eigen::MatrixXd JA_inv;  // per thread: concurrent contacts
-    JA_inv.noalias() = J * A_inv_[p];     // a blocked product for wide trees
-    return JA_inv * J.transpose();
-  };
+}
 
-  // Contacts: Delassus estimate, regularization; patches by tree pair.
+Matrix3 SapModel::JAinvJt(const Eigen::MatrixXd& J, int p) const {
+  if (sizes_[p] == 6) {
+    const Eigen::Map<const Eigen::Matrix<double, 3, 6>> J6(J.data());
+    return J6 * A_inv6_[p] * J6.transpose();
+  }
+  thread_local Eigen::MatrixXd JA_inv;  // per thread: concurrent contacts
+  JA_inv.noalias() = J * A_inv_[p];     // a blocked product for wide trees
+  return JA_inv * J.transpose();
+}
+
+void SapModel::BuildContacts(const SapProblem& problem, ThreadPool* pool) {
+  // Contacts: each side's Delassus block; patches by tree pair.
   // Contacts of one pair usually come together (collision detection lists
   // them so): the previous contact's patch is tried before the lookup.
   spare_lists_.reserve(spare_lists_.size() + patches_.size() +
@@ -196,7 +218,7 @@ void SapModel::Build(const SapProblem& problem,
   has_bias_ = false;
   side_W_.resize(2 * nc);
   patch_of_contact_.resize(nc);
-  for_each_contact(nc, [&](int k) {
+  ForEachContact(pool, nc, [&](int k) {
     const Contact& c = problem.contacts[k];
     ModelContact& m = contacts_[k];
     m.tree_a = participating_[c.first.tree];
@@ -224,7 +246,11 @@ void SapModel::Build(const SapProblem& problem,
     patches_[last_patch].contacts.push_back(k);
     patch_of_contact_[k] = last_patch;
   }
-  if (reg.supported_delassus_estimate) ComputeSupportScales();
+}
+
+void SapModel::RegularizeContacts(const SapProblem& problem,
+                                  const RegularizationParameters& reg,
+                                  ThreadPool* pool) {
   // Regularization (a contact that cannot be regularized, e.g. k = inf
   // with beta = 0, throws: the lowest such contact, named).
   auto regularize = [&](int k) {
@@ -249,8 +275,9 @@ void SapModel::Build(const SapProblem& problem,
           e.what());
     }
   };
+  const int nc = num_contacts();
   std::atomic<int> first_failed{nc};
-  for_each_contact(nc, [&](int k) {
+  ForEachContact(pool, nc, [&](int k) {
     try {
       regularize(k);
     } catch (const std::invalid_argument&) {
@@ -260,8 +287,9 @@ void SapModel::Build(const SapProblem& problem,
     }
   });
   if (first_failed < nc) regularize(first_failed);
-  AddConstraints(problem, reg);
+}
 
+void SapModel::BuildPattern() {
   // Hessian pattern: one off-diagonal block per two-tree patch.
   off_diagonal_.clear();
   for (Patch& patch : patches_) {
@@ -271,8 +299,6 @@ void SapModel::Build(const SapProblem& problem,
     off_diagonal_.emplace_back(patch.tree_i, patch.tree_j);
   }
   pattern_.Assign(sizes_, off_diagonal_);
-  BuildIslands();
-  BuildWideTrees();
 }
 
 void SapModel::ComputeSupportScales() {
@@ -453,28 +479,11 @@ void SapModel::BuildWideTrees() {
   }
 }
 
-namespace {
-
-// Union-find root with path halving.
-int Root(std::vector<int>* parent, int x) {
-  while ((*parent)[x] != x) {
-    (*parent)[x] = (*parent)[(*parent)[x]];
-    x = (*parent)[x];
-  }
-  return x;
-}
-
-}  // namespace
-
 void SapModel::BuildIslands() {
   const int n = num_trees();
-  parent_.resize(n);
-  for (int p = 0; p < n; ++p) parent_[p] = p;
+  components_.Reset(n);
   for (const Patch& patch : patches_) {
-    if (patch.tree_j < 0) continue;
-    const int a = Root(&parent_, patch.tree_i),
-              b = Root(&parent_, patch.tree_j);
-    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+    if (patch.tree_j >= 0) components_.Unite(patch.tree_i, patch.tree_j);
   }
   // Number islands by their smallest tree (trees are visited in order, and
   // the root of a component is its smallest tree).
@@ -488,7 +497,7 @@ void SapModel::BuildIslands() {
   island_of_tree_.assign(n, -1);
   island_of_root_.assign(n, -1);
   for (int p = 0; p < n; ++p) {
-    const int r = Root(&parent_, p);
+    const int r = components_.Find(p);
     if (island_of_root_[r] < 0) {
       island_of_root_[r] = static_cast<int>(islands_.size());
       Island island;

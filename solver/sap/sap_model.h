@@ -19,6 +19,7 @@
 #include "sapcontact/contact_model/contact_constraint.h"
 #include "sapcontact/solver/linear_algebra/block_sparse_symmetric_matrix.h"
 #include "sapcontact/solver/parallel/thread_pool.h"
+#include "sapcontact/solver/sap/disjoint_sets.h"
 #include "sapcontact/solver/sap/sap_problem.h"
 
 namespace sapcontact {
@@ -185,7 +186,21 @@ class SapModel {
                        BlockSparseSymmetricMatrix* H) const;
 
  private:
+  // The phases of Build(), in order (sap_model.cc).
+  void SelectTrees(const SapProblem& problem);
+  void FactorTrees(const SapProblem& problem, ThreadPool* pool);
+  void BuildContacts(const SapProblem& problem, ThreadPool* pool);
+  void RegularizeContacts(const SapProblem& problem,
+                          const RegularizationParameters& reg,
+                          ThreadPool* pool);
+  void BuildPattern();
   void BuildIslands();
+  // body(k) for each contact k in [0, n), on the pool's threads when there
+  // is one.
+  template <class Body>
+  static void ForEachContact(ThreadPool* pool, int n, const Body& body);
+  // J A_p^-1 J' of the Jacobian block J (3 x n_p) of participating tree p.
+  Matrix3 JAinvJt(const Eigen::MatrixXd& J, int p) const;
   // The patch of trees (i, j), i > j (j = -1: with the world), created if
   // new.
   int PatchOf(int i, int j);
@@ -221,8 +236,10 @@ class SapModel {
   void GiveList(std::vector<int>* list);
   // Build() workspaces: the first patch of each tree as tree_i and the
   // next patch with the same tree_i; the trees' A^-1 (free bodies, other
-  // trees); union-find parents and the island of each root.
-  std::vector<int> patch_head_, patch_next_, parent_, island_of_root_;
+  // trees); the islands as disjoint sets of trees and the island of each
+  // root.
+  std::vector<int> patch_head_, patch_next_, island_of_root_;
+  DisjointSets components_;
   std::vector<char> touched_;
   std::vector<Eigen::Matrix<double, 6, 6>> A_inv6_;
   std::vector<Eigen::MatrixXd> A_inv_;
