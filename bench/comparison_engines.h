@@ -58,7 +58,16 @@ struct EngineRun {
       us_line_search{0}, us_solver_other{0};
   double mean_factorizations{0};
   double mean_line_search_iterations{0};
-  double seconds{0};  ///< wall time of the stepping [s]
+  /// Counters per step (means): sapcontact's from the solver's statistics
+  /// (SapSolverStatistics), MuJoCo's from mjData (islands, nefc, and over
+  /// the islands it records, mjNISLAND, the line search's cost
+  /// evaluations and Cholesky updates).
+  double mean_islands{0}, mean_largest_island{0};
+  double mean_penetrating{0}, mean_speculative{0};
+  double mean_island_iterations{0};  ///< Newton iterations summed over islands
+  double mean_low_rank_updates{0};
+  double mean_constraint_rows{0};  ///< MuJoCo: nefc
+  double seconds{0};               ///< wall time of the stepping [s]
   /// Robot rows: each object's displacement (comparison_robots.h).
   std::vector<ObjectMotion> objects;
   /// Robot rows: the final positions of the robot's 1-DOF joints, in tree
@@ -80,7 +89,9 @@ constexpr double kLongSeconds = 10.0;
 // phase), mean Newton iterations and contacts.
 inline void StepSapcontact(TimeStepper* stepper, EngineRun* r) {
   long long iterations = 0, contacts = 0, contact_iterations = 0,
-            factorizations = 0, line_search_iterations = 0;
+            factorizations = 0, line_search_iterations = 0, islands = 0,
+            largest_island = 0, penetrating = 0, speculative = 0,
+            island_iterations = 0, low_rank_updates = 0;
   double collision = 0, model = 0, assembly = 0, factorization = 0,
          line_search = 0, solver_other = 0;
   const auto start = Clock::now();
@@ -99,6 +110,12 @@ inline void StepSapcontact(TimeStepper* stepper, EngineRun* r) {
     solver_other += st.time_other;
     factorizations += st.factorizations;
     line_search_iterations += st.line_search_iterations;
+    islands += st.islands;
+    largest_island += st.largest_island_velocities;
+    penetrating += st.penetrating_contacts;
+    speculative += st.speculative_contacts;
+    island_iterations += st.island_newton_iterations;
+    low_rank_updates += st.low_rank_updates;
   }
   r->seconds = std::chrono::duration<double>(Clock::now() - start).count();
   r->us_per_step = 1e6 * r->seconds / r->steps;
@@ -116,6 +133,12 @@ inline void StepSapcontact(TimeStepper* stepper, EngineRun* r) {
   r->mean_contacts = static_cast<double>(contacts) / r->steps;
   r->mean_contact_iterations =
       static_cast<double>(contact_iterations) / r->steps;
+  r->mean_islands = static_cast<double>(islands) / r->steps;
+  r->mean_largest_island = static_cast<double>(largest_island) / r->steps;
+  r->mean_penetrating = static_cast<double>(penetrating) / r->steps;
+  r->mean_speculative = static_cast<double>(speculative) / r->steps;
+  r->mean_island_iterations = static_cast<double>(island_iterations) / r->steps;
+  r->mean_low_rank_updates = static_cast<double>(low_rank_updates) / r->steps;
 }
 
 // sapcontact's simulation path: RunSimulation(scene) without an output
@@ -207,6 +230,56 @@ inline int SolverIterations(const mjData* d) {
 #endif
 }
 
+// MuJoCo's per-step counters, summed over a run (EngineRun's means).
+// MuJoCo 3: islands, the largest island's DOFs, constraint rows (nefc),
+// Newton iterations summed over the islands, and over the islands whose
+// statistics it records (the first mjNISLAND) the line search's cost
+// evaluations and the Cholesky updates (rank-1 updates and downdates of the
+// factor as constraints change state); one numeric factorization per island
+// that iterates (refactorizations after a rank loss are not reported).
+// MuJoCo 2.2: one island; the same sums over its one solve.
+struct MujocoCounters {
+  long long islands{0}, largest{0}, rows{0}, island_iterations{0},
+      evaluations{0}, updates{0}, factorizations{0};
+  void Add(const mjData* d) {
+    rows += d->nefc;
+#if defined(mjNISLAND)
+    islands += d->nisland;
+    int big = 0;
+    for (int i = 0; i < d->nisland; ++i) big = std::max(big, d->island_nv[i]);
+    largest += big;
+    const int n = d->nisland == 0 && d->nefc > 0 ? 1 : d->nisland;
+    for (int i = 0; i < n; ++i) {
+      const int its = i < mjNISLAND ? d->solver_niter[i] : 0;
+      island_iterations += its;
+      factorizations += its > 0 ? 1 : 0;
+      for (int k = 0; i < mjNISLAND && k < std::min(its, mjNSOLVER); ++k) {
+        evaluations += d->solver[i * mjNSOLVER + k].neval;
+        updates += d->solver[i * mjNSOLVER + k].nupdate;
+      }
+    }
+#else
+    islands += d->nefc > 0 ? 1 : 0;
+    island_iterations += d->solver_iter;
+    factorizations += d->solver_iter > 0 ? 1 : 0;
+    for (int k = 0; k < std::min(d->solver_iter, mjNSOLVER); ++k) {
+      evaluations += d->solver[k].neval;
+      updates += d->solver[k].nupdate;
+    }
+#endif
+  }
+  void Fill(EngineRun* r) const {
+    const double steps = r->steps;
+    r->mean_islands = islands / steps;
+    r->mean_largest_island = largest / steps;
+    r->mean_constraint_rows = rows / steps;
+    r->mean_island_iterations = island_iterations / steps;
+    r->mean_line_search_iterations = evaluations / steps;
+    r->mean_low_rank_updates = updates / steps;
+    r->mean_factorizations = factorizations / steps;
+  }
+};
+
 // Warnings MuJoCo raised during a run (a full constraint buffer, bad
 // accelerations): a run with any is reported, not measured.
 inline int MujocoWarnings(const mjData* d) {
@@ -222,17 +295,20 @@ inline int MujocoWarnings(const mjData* d) {
 inline void StepMujoco(const mjModel* m, mjData* d, EngineRun* r,
                        const std::function<void(int)>& before_step = nullptr) {
   long long iterations = 0, contacts = 0;
+  MujocoCounters counters;
   const auto start = Clock::now();
   for (int n = 0; n < r->steps; ++n) {
     if (before_step) before_step(n);
     mj_step(m, d);
     iterations += SolverIterations(d);
     contacts += d->ncon;
+    counters.Add(d);
   }
   r->seconds = std::chrono::duration<double>(Clock::now() - start).count();
   r->us_per_step = 1e6 * r->seconds / r->steps;
   r->mean_iterations = static_cast<double>(iterations) / r->steps;
   r->mean_contacts = static_cast<double>(contacts) / r->steps;
+  counters.Fill(r);
 }
 
 // The verdict on a MuJoCo run after its results were read: ok unless the

@@ -113,15 +113,17 @@ struct RobotRow {
 
 // The row of robot scene `s` at time step dt. `robot_mjcf` is MuJoCo's
 // MJCF of the robot (UrdfToMjcf; made at the first call, "" with
-// *robot_error set when MuJoCo could not make it). Throws when sapcontact
-// cannot load the scene.
+// *robot_error set when MuJoCo could not make it). `extra` (--set) goes after
+// the comparison's overrides. Throws when sapcontact cannot load the scene.
 inline RobotRow MakeRobotRow(const RobotComparisonScene& s, double dt,
                              double sigma, std::string* robot_mjcf,
-                             std::string* robot_error) {
+                             std::string* robot_error,
+                             const std::vector<std::string>& extra = {}) {
   RobotRow row;
   row.spec = &s;
   row.path = std::string(SAPCONTACT_SOURCE_DIR) + "/" + s.scene_file;
   row.overrides = RobotSceneOverrides(s, dt, sigma);
+  row.overrides.insert(row.overrides.end(), extra.begin(), extra.end());
   row.dt = dt;
   row.steps = static_cast<int>(std::lround(s.duration / dt));
   row.scene = LoadScene(row.path, row.overrides);

@@ -118,7 +118,6 @@ inline std::vector<std::string> RobotSceneOverrides(
           "materials.default.stiffness=.inf",
           "materials.default.dissipation_time_scale=" + Num(1.5 * dt),
           "materials.default.friction=" + Num(kFriction),
-          "solver.contact_model=sap",
           "solver.near_rigid_threshold=" + Num(kBeta),
           "solver.friction_regularization=" + Num(sigma),
           "output.every=1000000"};

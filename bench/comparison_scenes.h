@@ -343,9 +343,10 @@ inline std::string ToSapsimYaml(const ComparisonScene& s, double dt,
     << "materials:\n  default: {stiffness: .inf, dissipation_time_scale: "
     << Num(1.5 * dt) << ", friction: " << Num(kFriction)
     << "}\n"
-    // The SAP paper's contact model, whose regularization is matched to
-    // MuJoCo's above (scenes default to lagged).
-    << "solver:\n  contact_model: sap\n  near_rigid_threshold: " << Num(kBeta)
+    // The scenes' default contact model (lagged; --set
+    // solver.contact_model=sap for the SAP paper's), with beta and sigma
+    // matched to MuJoCo's regularization above.
+    << "solver:\n  near_rigid_threshold: " << Num(kBeta)
     << "\n  friction_regularization: " << Num(sigma) << "\n"
     << "output:\n  every: 1000000\nbodies:\n";
   for (const ComparisonBody& b : s.bodies) {

@@ -31,8 +31,8 @@
 //   build/bin/mujoco_comparison [--scene NAME] [--dt 1e-3,1e-2] [--csv FILE]
 //                               [--engine both|sapcontact|mujoco]
 //                               [--path both|library|simulation] [--sigma S]
-//                               [--phases] [--scaling] [--print-yaml]
-//                               [--print-mjcf]
+//                               [--set KEY=VALUE]... [--phases] [--scaling]
+//                               [--print-yaml] [--print-mjcf]
 //
 // --scaling prints the scaling table instead (PrintScaling: sapcontact
 // alone on sphere piles of 64 to 4096 spheres, time per contact-iteration
@@ -96,10 +96,11 @@ std::vector<Eigen::Vector3d> FreeFinalPositions(
 
 // One run of sapcontact's library path (scene loading outside the timing).
 EngineRun RunSapcontactOnce(const ComparisonScene& s, const std::string& yaml,
+                            const std::vector<std::string>& overrides,
                             double dt) {
   EngineRun r;
   try {
-    const Scene scene = LoadSceneFromString(yaml, s.name);
+    const Scene scene = LoadSceneFromString(yaml, s.name, overrides);
     TimeStepper stepper(scene);
     r.steps = Steps(s, dt);
     StepSapcontact(&stepper, &r);
@@ -114,10 +115,11 @@ EngineRun RunSapcontactOnce(const ComparisonScene& s, const std::string& yaml,
 // One run of sapcontact's simulation path, RunSimulation (scene loading
 // outside the timing; TimeStepper construction inside, as in `sapsim run`'s
 // wall_time_s).
-EngineRun RunSimulationOnce(const ComparisonScene& s, const std::string& yaml) {
+EngineRun RunSimulationOnce(const ComparisonScene& s, const std::string& yaml,
+                            const std::vector<std::string>& overrides) {
   EngineRun r;
   try {
-    const Scene scene = LoadSceneFromString(yaml, s.name);
+    const Scene scene = LoadSceneFromString(yaml, s.name, overrides);
     const SimulationSummary summary = RunSimulationTimed(scene, &r);
     r.outcome = s.outcome(FreeFinalPositions(scene, summary.final_state));
     r.ok = true;
@@ -192,6 +194,7 @@ RowRuns MeasureRuns(const Selection& sel,
 // The engines on one body scene and time step; MuJoCo's model is compiled
 // once for the row (not for scenes that skip MuJoCo).
 RowRuns MeasureRow(const ComparisonScene& s, double dt, double sigma,
+                   const std::vector<std::string>& overrides,
                    const Selection& sel) {
   const std::string yaml = ToSapsimYaml(s, dt, sigma);
   Selection row_sel = sel;
@@ -200,8 +203,8 @@ RowRuns MeasureRow(const ComparisonScene& s, double dt, double sigma,
   std::string error;
   if (row_sel.mujoco) model.reset(LoadMjcf(BodyMjcf(s, dt), &error));
   RowRuns runs = MeasureRuns(
-      row_sel, [&] { return RunSapcontactOnce(s, yaml, dt); },
-      [&] { return RunSimulationOnce(s, yaml); },
+      row_sel, [&] { return RunSapcontactOnce(s, yaml, overrides, dt); },
+      [&] { return RunSimulationOnce(s, yaml, overrides); },
       [&] { return RunMujocoOnce(s, model.get(), error, dt); });
   if (sel.mujoco && !s.mujoco_skipped.empty()) {
     runs.mujoco.error = "not run: " + s.mujoco_skipped;
@@ -235,15 +238,38 @@ std::string Format(const char* format, double x) {
   return text;
 }
 
-// The --phases line of a library-path run.
-void PrintPhases(const EngineRun& a) {
+// The --phases lines of a library-path run: time per step by phase, and
+// both engines' counters per step (means; MuJoCo's when it ran).
+void PrintPhases(const EngineRun& a, const EngineRun* mujoco = nullptr) {
   std::printf(
       "  phases us/step: collision %.1f, model %.1f, assembly %.1f, "
-      "factorization %.1f (%.2f per step), line search %.1f (%.2f "
-      "iterations per step), other solver %.1f\n",
+      "factorization %.1f, line search %.1f, other solver %.1f\n",
       a.us_collision, a.us_model, a.us_assembly, a.us_factorization,
-      a.mean_factorizations, a.us_line_search, a.mean_line_search_iterations,
-      a.us_solver_other);
+      a.us_line_search, a.us_solver_other);
+  auto per = [](double x, double n) { return n > 0 ? x / n : 0.0; };
+  std::printf(
+      "  counters/step: contacts %.1f (penetrating %.1f, speculative %.1f), "
+      "islands %.1f (largest %.0f DOFs), Newton its %.2f (summed over "
+      "islands %.2f), factorizations %.2f, low-rank updates %.1f, line-search "
+      "evaluations %.1f (%.2f per island iteration)\n",
+      a.mean_contacts, a.mean_penetrating, a.mean_speculative, a.mean_islands,
+      a.mean_largest_island, a.mean_iterations, a.mean_island_iterations,
+      a.mean_factorizations, a.mean_low_rank_updates,
+      a.mean_line_search_iterations,
+      per(a.mean_line_search_iterations, a.mean_island_iterations));
+  if (mujoco != nullptr && (mujoco->ok || mujoco->steps > 0)) {
+    const EngineRun& m = *mujoco;
+    std::printf(
+        "  MuJoCo counters/step: contacts %.1f (rows %.1f), islands %.1f "
+        "(largest %.0f DOFs), Newton its %.2f (summed over islands %.2f), "
+        "factorizations %.2f, Cholesky updates %.1f, line-search evaluations "
+        "%.1f (%.2f per island iteration)\n",
+        m.mean_contacts, m.mean_constraint_rows, m.mean_islands,
+        m.mean_largest_island, m.mean_iterations, m.mean_island_iterations,
+        m.mean_factorizations, m.mean_low_rank_updates,
+        m.mean_line_search_iterations,
+        per(m.mean_line_search_iterations, m.mean_island_iterations));
+  }
 }
 
 // One table row (and the --phases line, the CSV line). `same_outcome`: the
@@ -290,7 +316,7 @@ void PrintRow(const std::string& name, double dt, const std::string& outcome,
       sim_both ? Format("%.2f", sim_ratio).c_str() : "-", its, contacts,
       outcome.c_str(), sap.ok ? Format("%.3g", sap.outcome).c_str() : "-",
       b.ok ? Format("%.3g", b.outcome).c_str() : "-", notes.c_str());
-  if (options->phases && a.ok) PrintPhases(a);
+  if (options->phases && a.ok) PrintPhases(a, &b);
   std::fflush(stdout);
   if (options->csv.is_open()) {
     auto field = [](bool ok, double x) {
@@ -350,7 +376,7 @@ struct MemoryUse {
 };
 
 MemoryUse MeasureMemory(const std::string& yaml, const std::string& name,
-                        int steps) {
+                        const std::vector<std::string>& overrides, int steps) {
   MemoryUse use;
   int fds[2];
   if (pipe(fds) != 0) return use;
@@ -365,7 +391,7 @@ MemoryUse MeasureMemory(const std::string& yaml, const std::string& name,
     close(fds[0]);
     MemoryUse m;
     try {
-      const Scene scene = LoadSceneFromString(yaml, name);
+      const Scene scene = LoadSceneFromString(yaml, name, overrides);
       // Free heap pages the parent's earlier runs left resident would be
       // reused without growing the RSS: return them first.
       malloc_trim(0);
@@ -401,7 +427,7 @@ MemoryUse MeasureMemory(const std::string& yaml, const std::string& name,
 // sum over steps of contacts x max(Newton iterations, 1)), time per body
 // and step, and memory per free body (MeasureMemory).
 void PrintScaling(const std::vector<double>& dts, double sigma,
-                  Options* options) {
+                  const std::vector<std::string>& overrides, Options* options) {
   std::printf(
       "scaling: sapcontact's library path only (MuJoCo not run); ns per "
       "contact-iteration = stepping time / sum over steps of contacts x "
@@ -420,13 +446,13 @@ void PrintScaling(const std::vector<double>& dts, double sigma,
     for (double dt : dts) {
       const std::string yaml = ToSapsimYaml(s, dt, sigma);
       const EngineRun a = MeasureAlternating(
-          {[&] { return RunSapcontactOnce(s, yaml, dt); }})[0];
+          {[&] { return RunSapcontactOnce(s, yaml, overrides, dt); }})[0];
       if (!a.ok) {
         std::printf("%-12s %6g  sapcontact: %s\n", s.name.c_str(), dt,
                     a.error.c_str());
         continue;
       }
-      const MemoryUse m = MeasureMemory(yaml, s.name, a.steps);
+      const MemoryUse m = MeasureMemory(yaml, s.name, overrides, a.steps);
       const double ns_per_contact_iteration =
           a.mean_contact_iterations > 0
               ? 1e3 * a.us_per_step / a.mean_contact_iterations
@@ -464,7 +490,8 @@ constexpr char kUsage[] =
     "usage: mujoco_comparison [--scene NAME] [--dt DT[,DT...]] [--csv FILE] "
     "[--engine both|sapcontact|mujoco]\n"
     "                         [--path both|library|simulation] [--sigma S] "
-    "[--phases] [--scaling] [--print-yaml] [--print-mjcf]\n"
+    "[--set KEY=VALUE]... [--phases] [--scaling] [--print-yaml] "
+    "[--print-mjcf]\n"
     "  columns: sap us = sapcontact's library path, a TimeStepper::Step loop "
     "[us per step]; sim us = its\n"
     "    simulation path, RunSimulation without output (what `sapsim run` and "
@@ -490,6 +517,10 @@ constexpr char kUsage[] =
     "also the time by phase\n"
     "  --sigma: sapcontact's friction regularization (default 1e-3; 0.005 "
     "matches MuJoCo's)\n"
+    "  --set KEY=VALUE (repeatable) overrides a value of every sapcontact "
+    "scene, as sapsim run --set does\n"
+    "    (the scenes use the default contact model, lagged: --set "
+    "solver.contact_model=sap runs the SAP paper's)\n"
     "  --csv FILE writes the rows (or the scaling rows) as CSV\n"
     "  --print-yaml writes the sapsim scene of each selected case to stdout "
     "instead of running\n"
@@ -512,6 +543,7 @@ int Main(int argc, char** argv) {
   Options options;
   double sigma = 1e-3;
   std::vector<double> dts = {1e-3, 1e-2};
+  std::vector<std::string> overrides;  // --set, applied to every scene
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -547,6 +579,8 @@ int Main(int argc, char** argv) {
       }
     } else if (a == "--sigma") {
       sigma = std::stod(value());
+    } else if (a == "--set") {
+      overrides.push_back(value());
     } else if (a == "--print-yaml") {
       print_yaml = true;
     } else if (a == "--print-mjcf") {
@@ -572,7 +606,8 @@ int Main(int argc, char** argv) {
                      "heap_bytes_constructed,heap_bytes_stepped,"
                      "peak_rss_growth_bytes\n";
     }
-    PrintScaling(dt_given ? dts : std::vector<double>{1e-3}, sigma, &options);
+    PrintScaling(dt_given ? dts : std::vector<double>{1e-3}, sigma, overrides,
+                 &options);
     return 0;
   }
   Selection sel;
@@ -590,12 +625,20 @@ int Main(int argc, char** argv) {
   }
   const bool printing = print_yaml || print_mjcf;
   if (!printing) {
+    // The contact model: the scenes' default unless --set names one.
+    std::string model = "lagged (the default)";
+    for (const std::string& o : overrides) {
+      const std::string key = "solver.contact_model=";
+      if (o.rfind(key, 0) == 0) model = o.substr(key.size());
+    }
+    std::string sets;
+    for (const std::string& o : overrides) sets += " --set " + o;
     std::printf(
         "MuJoCo %s (library %d, header %d), Newton, elliptic cones; "
-        "sapcontact SAP, beta %.2f, sigma %g, k = inf, tau_d = 3 dt, mu = "
-        "%.1f\n",
-        mj_versionString(), mj_version(), mjVERSION_HEADER, kBeta, sigma,
-        kFriction);
+        "sapcontact contact model %s, beta %.2f, sigma %g, k = inf, tau_d = "
+        "3 dt (sap), mu = %.1f%s\n",
+        mj_versionString(), mj_version(), mjVERSION_HEADER, model.c_str(),
+        kBeta, sigma, kFriction, sets.c_str());
     std::printf(
         "%-12s %6s %6s | %9s %9s %10s %6s %6s | %11s | %11s | %-14s %12s "
         "%12s\n",
@@ -612,13 +655,16 @@ int Main(int argc, char** argv) {
       if (print_yaml) {
         std::printf("# %s, dt = %g\n%s", s.name.c_str(), dt,
                     ToSapsimYaml(s, dt, sigma).c_str());
+        for (const std::string& o : overrides) {
+          std::printf("#   --set %s\n", o.c_str());
+        }
       }
       if (print_mjcf) {
         std::printf("<!-- %s, dt = %g -->\n%s", s.name.c_str(), dt,
                     BodyMjcf(s, dt).c_str());
       }
       if (printing) continue;
-      const RowRuns runs = MeasureRow(s, dt, sigma, sel);
+      const RowRuns runs = MeasureRow(s, dt, sigma, overrides, sel);
       PrintRow(s.name, dt, s.outcome_name, runs, true, &options, &log_ratios);
     }
   }
@@ -629,7 +675,7 @@ int Main(int argc, char** argv) {
     for (double dt : dts) {
       RobotRow row;
       try {
-        row = MakeRobotRow(s, dt, sigma, &robot_mjcf, &robot_error);
+        row = MakeRobotRow(s, dt, sigma, &robot_mjcf, &robot_error, overrides);
       } catch (const std::exception& e) {
         std::printf("%-12s %6g  sapcontact: %s\n", s.name.c_str(), dt,
                     e.what());

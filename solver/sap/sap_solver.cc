@@ -210,6 +210,15 @@ void SapSolver::SolveFromCandidates(
   stats.patches = static_cast<int>(model_.patches().size());
   const std::vector<SapModel::Island>& islands = SetUpIslands();
   stats.islands = static_cast<int>(islands.size());
+  for (const SapModel::Island& island : islands) {
+    if (island.num_velocities > stats.largest_island_velocities) {
+      stats.largest_island_velocities = island.num_velocities;
+      stats.largest_island_trees = static_cast<int>(island.trees.size());
+    }
+  }
+  for (const Contact& c : problem.contacts) {
+    ++(c.phi0 < 0.0 ? stats.penetrating_contacts : stats.speculative_contacts);
+  }
 
   results.status = SapSolverStatus::kConverged;
   if (model_.num_constraint_rows() > 0) {

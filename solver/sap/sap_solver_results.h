@@ -57,10 +57,20 @@ struct SapSolverStatistics {
   /// round, one per round for the CHOLMOD group when any of its islands
   /// steps.
   int factorizations{0};
+  /// Low-rank updates and downdates applied to a kept factorization instead
+  /// of factoring again (each a rank-1 modification of the factor).
+  int low_rank_updates{0};
   /// Islands of the participating trees (0 without contacts), and each
-  /// one's statistics in order of its first tree.
+  /// one's statistics in order of its first tree; the largest island's
+  /// trees and velocities.
   int islands{0};
   std::vector<SapIslandStatistics> island_statistics;
+  int largest_island_trees{0};
+  int largest_island_velocities{0};
+  /// The problem's contacts by their signed distance at the start of the
+  /// step: penetrating (phi0 < 0) and speculative (phi0 >= 0).
+  int penetrating_contacts{0};
+  int speculative_contacts{0};
   /// Stiction prediction (docs/theory.md §16), summed over the islands:
   /// Newton iterations whose direction used it, contacts modeled as sticking
   /// in them (summed over those iterations), and predicted steps rejected
@@ -68,7 +78,8 @@ struct SapSolverStatistics {
   int predicted_iterations{0};
   int predicted_contacts{0};
   int rejected_predictions{0};
-  /// Line-search iterations, total over the solve.
+  /// Line-search iterations (evaluations of the cost along a direction),
+  /// total over the solve and over the islands.
   int line_search_iterations{0};
   /// Per Newton round k = 0..: the cost l(v_k) before the step [J] (all
   /// islands), the smallest step size alpha_k accepted by a stepping island,
