@@ -37,7 +37,8 @@ Row Unit(Parameter p) {
 void SapPartials(const ContactConstraint& constraint,
                  const ContactParameters& params,
                  const RegularizationParameters& reg, double dt, double w,
-                 const Vector3& v_c, Jacobian* J, ContactImpulsePartials* out) {
+                 double phi0, const Vector3& v_c, Jacobian* J,
+                 ContactImpulsePartials* out) {
   const ContactRegularization& r = constraint.regularization();
   const ContactConstraintState state = constraint.Evaluate(v_c, false);
   out->region = state.region;
@@ -63,12 +64,18 @@ void SapPartials(const ContactConstraint& constraint,
   J->setZero();
   if (state.region == ProjectionRegion::kNoContact) return;
 
-  // v_hat_n = -phi0 / T, T = dt + tau_d.
+  // v_hat_n = -phi0 / T, T = dt + tau_d; -phi0 / dt for a speculative
+  // contact (phi0 > 0, the branch ComputeRegularization takes).
   const double T = dt + params.dissipation_time_scale;
   Row dv_hat = Row::Zero();
-  dv_hat(kPhi0) = -1.0 / T;
-  dv_hat(kDissipation) = -r.v_hat_n / T;
-  dv_hat(kTimeStep) = -r.v_hat_n / T;
+  if (phi0 > 0.0) {  // NormalStabilizationVelocity's branches
+    dv_hat(kPhi0) = -1.0 / dt;
+    dv_hat(kTimeStep) = -r.v_hat_n / dt;
+  } else {
+    dv_hat(kPhi0) = -1.0 / T;
+    dv_hat(kDissipation) = -r.v_hat_n / T;
+    dv_hat(kTimeStep) = -r.v_hat_n / T;
+  }
   // R_n = 1 / (dt k T) on the compliant branch, the floor beta^2 w / (4 pi^2)
   // else; R_t = sigma w.
   Row dR_n = Row::Zero();
@@ -231,7 +238,7 @@ ContactImpulsePartials ComputeContactImpulsePartials(
   ContactImpulsePartials out;
   Jacobian J;
   if (params.model == ContactModel::kSap) {
-    SapPartials(constraint, params, reg, dt, w, v_c, &J, &out);
+    SapPartials(constraint, params, reg, dt, w, phi0, v_c, &J, &out);
   } else {
     HuntCrossleyPartials(constraint, params, reg, dt, w, phi0, v_n0, v_c, &J,
                          &out);

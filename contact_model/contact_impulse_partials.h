@@ -9,7 +9,8 @@
 //
 // SAP model (SAP paper §V-A, Eq. (27), App. C; docs/theory.md §3, §4). With
 // R_n = max(beta^2 w / (4 pi^2), 1 / (dt k (dt + tau_d))), R_t = sigma w,
-// v_hat_n = -phi0 / (dt + tau_d), rho = R_t / R_n, y_n = -(v_n - v_hat_n) /
+// v_hat_n = -phi0 / (dt + tau_d) (-phi0 / dt for a speculative contact,
+// phi0 > 0), rho = R_t / R_n, y_n = -(v_n - v_hat_n) /
 // R_n, y_t = -v_t / R_t, y_r = sqrt(||y_t||^2 + epsilon_s^2):
 //   region I   gamma = y:  d gamma = (d y_n, d y_t),
 //   region III gamma = 0:  every partial is 0,
@@ -23,7 +24,10 @@
 // / R_n, d y_t = -(y_t / R_t) d R_t, d y_r = y_t . d y_t / y_r. Only w moves
 // R_t (d R_t / d w = sigma): y_t, y_r and t_hat depend on w alone (sigma and
 // epsilon_s are fixed). d v_hat_n / d phi0 = -1/(dt + tau_d), d v_hat_n / d
-// tau_d = d v_hat_n / d dt = -v_hat_n / (dt + tau_d); on the compliant branch
+// tau_d = d v_hat_n / d dt = -v_hat_n / (dt + tau_d) (phi0 > 0: d v_hat_n /
+// d phi0 = -1/dt, d v_hat_n / d dt = -v_hat_n / dt, d v_hat_n / d tau_d =
+// 0; phi0 = 0 takes the first branch, as the forward code); on the
+// compliant branch
 // d R_n / d k = -R_n / k, d R_n / d tau_d = -R_n / (dt + tau_d), d R_n / d dt =
 // -R_n (1/dt + 1/(dt + tau_d)), d R_n / d w = 0; on the near-rigid floor
 // R_n = beta^2 w / (4 pi^2) depends on w alone, d R_n / d w = R_n / w. v_n0

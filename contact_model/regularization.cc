@@ -15,6 +15,13 @@ double ContactRegularization::mu_tilde() const {
   return mu * std::sqrt(R_t / R_n);
 }
 
+double NormalStabilizationVelocity(double phi0, double dt, double tau_d) {
+  // A speculative contact (phi0 > 0) pushes only once the step closes its
+  // gap, phi0 + dt v_n < 0: dissipation does not act before the bodies
+  // touch.
+  return phi0 > 0.0 ? -phi0 / dt : -phi0 / (dt + tau_d);
+}
+
 ContactRegularization ComputeRegularization(const ContactParameters& params,
                                             const RegularizationParameters& reg,
                                             double dt, double w, double phi0,
@@ -47,7 +54,7 @@ ContactRegularization ComputeRegularization(const ContactParameters& params,
   r.R_n = std::max(R_near_rigid, R_compliant);
   r.near_rigid = R_near_rigid >= R_compliant;
   r.R_t = reg.friction_regularization * w;
-  r.v_hat_n = -phi0 / (dt + tau);
+  r.v_hat_n = NormalStabilizationVelocity(phi0, dt, tau);
   r.mu = params.friction;
   if (!(r.R_n > 0.0) || !std::isfinite(r.R_n)) {
     std::ostringstream os;

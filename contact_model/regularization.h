@@ -22,8 +22,10 @@ struct ContactRegularization {
   double R_n{0.0};
   /// Tangential (friction) regularization R_t [(m/s)/(N*s)], > 0.
   double R_t{0.0};
-  /// Normal stabilization velocity v_hat_n = -phi0 / (dt + tau_d) [m/s];
-  /// the tangential components of v_hat are zero.
+  /// Normal stabilization velocity v_hat_n = -phi0 / (dt + tau_d) [m/s],
+  /// and -phi0 / dt for a speculative contact (phi0 > 0), which then pushes
+  /// only when the step closes its gap (docs/theory.md §3); the tangential
+  /// components of v_hat are zero.
   double v_hat_n{0.0};
   /// Friction coefficient mu [-].
   double mu{0.0};
@@ -41,9 +43,17 @@ struct ContactRegularization {
   double mu_tilde() const;
 };
 
+/// The normal stabilization velocity of SAP's regularization
+/// (docs/theory.md §3) [m/s]: v_hat_n = -phi0 / (dt + tau_d) for a contact
+/// that touches or penetrates (phi0 <= 0 [m]), -phi0 / dt for a speculative
+/// contact (phi0 > 0), which then pushes only when the step closes its gap.
+/// dt and tau_d [s].
+double NormalStabilizationVelocity(double phi0, double dt, double tau_d);
+
 /// Regularization of one contact (SAP paper §V-A, §V-B, Eqs. (29)-(30)):
 ///   R_n = max(beta^2 / (4 pi^2) w, 1 / (dt k (dt + tau_d))),
-///   R_t = sigma w,   v_hat_n = -phi0 / (dt + tau_d).
+///   R_t = sigma w,   v_hat_n = -phi0 / (dt + tau_d)  (phi0 <= 0),
+///                    v_hat_n = -phi0 / dt            (phi0 > 0).
 /// The compliant term is the paper's R_n^-1 = dt k (dt + tau_d) (a k^2 there
 /// would be a misprint: units; docs/theory.md §14).
 /// k = +inf is allowed and gives the near-rigid floor.

@@ -94,7 +94,8 @@ std::string FclibStepWriter::Write(int step, double time,
        << (R.size() > 0 ? " + R (the step's SAP regularization diag(R_n, "
                           "R_t, R_t) per contact)"
                         : "")
-       << ", q = J v* - v_hat with v_hat_n = -phi0 / (dt + tau_d); "
+       << ", q = J v* - v_hat with v_hat_n = -phi0 / (dt + tau_d) (-phi0 / "
+          "dt where phi0 > 0); "
           "per-contact order (n, t1, t2)."
        << (impulses.size() > 0
                ? " /solution: the impulses r of the simulation's solver and "

@@ -3,7 +3,8 @@
 //
 // The local problem of a step is its impulse-space problem
 //   W = J A^-1 J' (+ R),  q = J v* - v_hat,  v_hat_k = (-phi0_k / (dt +
-//   tau_d,k), 0, 0),  mu_k,
+//   tau_d,k), 0, 0) (-phi0_k / dt where phi0_k > 0: docs/theory.md §3),
+//   mu_k,
 // assembled per tree (solver/rigid_qp/delassus_operator.h). With R = diag(R_n,
 // R_t, R_t) per contact (SAP's regularization of that step, docs/theory.md §3)
 // the problem's convex relaxation min 1/2 r'(W + R) r + q'r over the friction

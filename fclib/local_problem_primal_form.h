@@ -5,6 +5,7 @@
 // l_k(J_k v) whose impulse-space (dual) problem is the rigid QP
 //   min_gamma 1/2 gamma'(W + R)gamma + c'gamma over the friction cones,
 //   W = J A^-1 J',  c = J v* - v_hat,  v_hat_k = (-phi0_k / (dt + tau_d), 0, 0)
+//   (-phi0_k / dt where phi0_k > 0; tau_d = 0 here, so -phi0_k / dt always)
 // (solver/rigid_qp/rigid_contact_problem.h,
 // solver/rigid_qp/delassus_operator.h). A local problem gives only W and q, so
 // we build (J, A, v*, phi0) with J A^-1 J' = Wsym and J v* - v_hat = q:

@@ -137,6 +137,11 @@ void DefineSolverParameters(py::module_& m) {
                   &SapSolverParameters::stiction_prediction,
                   "Model contacts whose slip Newton reverses as sticking for "
                   "one iteration (docs/theory.md §16; True).");
+  c.def_readwrite("exclude_separated_contacts",
+                  &SapSolverParameters::exclude_separated_contacts,
+                  "Leave speculative contacts that carry no impulse out of "
+                  "the contact graph; those that would push at the solution "
+                  "come back (the same solution; docs/theory.md §8; True).");
   c.def_readwrite("stiction_prediction_min_step",
                   &SapSolverParameters::stiction_prediction_min_step,
                   "Smallest accepted step of a predicted direction (0.05).");

@@ -41,6 +41,19 @@ void DefineSolverStatistics(py::module_& m) {
                     &SapSolverStatistics::island_newton_iterations)
       .def_readonly("factorizations", &SapSolverStatistics::factorizations)
       .def_readonly("islands", &SapSolverStatistics::islands)
+      .def_readonly("largest_island_trees",
+                    &SapSolverStatistics::largest_island_trees)
+      .def_readonly("largest_island_velocities",
+                    &SapSolverStatistics::largest_island_velocities)
+      .def_readonly("penetrating_contacts",
+                    &SapSolverStatistics::penetrating_contacts)
+      .def_readonly("speculative_contacts",
+                    &SapSolverStatistics::speculative_contacts)
+      .def_readonly("excluded_contacts",
+                    &SapSolverStatistics::excluded_contacts)
+      .def_readonly("reincluded_contacts",
+                    &SapSolverStatistics::reincluded_contacts)
+      .def_readonly("low_rank_updates", &SapSolverStatistics::low_rank_updates)
       .def_readonly("island_statistics",
                     &SapSolverStatistics::island_statistics)
       .def_readonly("predicted_iterations",
@@ -85,6 +98,13 @@ void DefineSolverStatistics(py::module_& m) {
                                      "island_newton_iterations",
                                      "factorizations",
                                      "islands",
+                                     "largest_island_trees",
+                                     "largest_island_velocities",
+                                     "penetrating_contacts",
+                                     "speculative_contacts",
+                                     "excluded_contacts",
+                                     "reincluded_contacts",
+                                     "low_rank_updates",
                                      "predicted_iterations",
                                      "predicted_contacts",
                                      "rejected_predictions",

@@ -133,9 +133,10 @@ const std::vector<MetricDefinition>& EstimateDefinitions() {
        false},
       {"estimate_stiction_slip_bound_mps", "m/s", "sigma mu |g| dt", false},
       {"estimate_hover_height_m", "m",
-       "mean over sliding steps of the steady phi0: (dt + tau_d) mu ||v_t|| - "
-       "delta (sap), dt mu ||v_t|| - delta / (1 + d mu ||v_t||) (similar), "
-       "-delta (lagged); delta = M g_n / (n k_eff)",
+       "mean over sliding steps of the steady phi0: h = (dt + tau_d) mu "
+       "||v_t|| - delta, or dt / (dt + tau_d) h where h > 0 (sap), dt mu "
+       "||v_t|| - delta / (1 + d mu ||v_t||) (similar), -delta (lagged); "
+       "delta = M g_n / (n k_eff)",
        false},
       {"estimate_restitution", "-", "1 - (2/3) d v_i (similar, lagged impacts)",
        false},
@@ -370,9 +371,15 @@ void MetricsAccumulator::Add(const StepSample& s) {
             : 0.0;
     const double mu_vt = c.parameters.friction * vt;
     switch (c.parameters.model) {
-      case ContactModel::kSap:
-        estimate += (dt + c.parameters.dissipation_time_scale) * mu_vt - delta;
+      case ContactModel::kSap: {
+        // (dt + tau_d) mu ||v_t|| - delta while that is a penetration; a
+        // gap pushes with v_hat_n = -phi0 / dt (docs/theory.md §3, §10),
+        // which scales it by dt / (dt + tau_d).
+        const double T = dt + c.parameters.dissipation_time_scale;
+        const double paper = T * mu_vt - delta;
+        estimate += paper > 0.0 ? dt / T * paper : paper;
         break;
+      }
       case ContactModel::kSimilar:
         estimate +=
             dt * mu_vt -

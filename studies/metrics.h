@@ -118,7 +118,10 @@
 //                                   hover_height_m) of the mean over the
 //                                   sliding contacts of their steady phi0
 //                                   (v_n = 0; docs/theory.md §10, §18):
-//                                     sap:     (dt + tau_d) mu ||v_t|| - delta
+//                                     sap:     h = (dt + tau_d) mu ||v_t||
+//                                              - delta where h <= 0, a
+//                                              gap dt / (dt + tau_d) h
+//                                              where h > 0 (§3)
 //                                     similar: dt mu ||v_t|| - delta / (1 + d
 //                                              mu ||v_t||)
 //                                     lagged:  -delta

@@ -60,6 +60,10 @@ struct SolverSettings {
   LinearSolverKind linear_solver{LinearSolverKind::kAuto};
   /// Stiction prediction in the Newton iteration (docs/theory.md §16).
   bool stiction_prediction{true};
+  /// Speculative contacts that carry no impulse join no island and cost no
+  /// Newton work (SapSolverParameters::exclude_separated_contacts; the
+  /// solution is the same); false: every contact is a constraint.
+  bool exclude_separated_contacts{true};
   /// The supported Delassus estimate for heavy-on-light contacts
   /// (docs/theory.md §19); false: SAP's plain estimate.
   bool supported_delassus_estimate{true};

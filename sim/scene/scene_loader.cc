@@ -221,6 +221,10 @@ void SceneParser::ParseSolver(const YAML::Node& n, SolverSettings* s) {
     s->stiction_prediction =
         r_.Bool(n["stiction_prediction"], "solver.stiction_prediction");
   }
+  if (n["exclude_separated_contacts"]) {
+    s->exclude_separated_contacts = r_.Bool(
+        n["exclude_separated_contacts"], "solver.exclude_separated_contacts");
+  }
   if (n["supported_delassus_estimate"]) {
     s->supported_delassus_estimate = r_.Bool(
         n["supported_delassus_estimate"], "solver.supported_delassus_estimate");

@@ -36,6 +36,7 @@ const std::vector<std::string>& SolverKeys() {
                                           "line_search",
                                           "linear_solver",
                                           "stiction_prediction",
+                                          "exclude_separated_contacts",
                                           "supported_delassus_estimate",
                                           "line_search_slope_ratio",
                                           "threads",

@@ -97,7 +97,9 @@ constexpr char kContactsHeader[] =
 constexpr char kStepsHeader[] =
     "time,contacts,newton_iterations,solver_time_s,collision_time_s,"
     "max_penetration_m,kinetic_energy_J,potential_energy_J,elastic_energy_J,"
-    "failed\n";
+    "failed,islands,largest_island_dofs,penetrating_contacts,"
+    "speculative_contacts,excluded_contacts,factorizations,low_rank_updates,"
+    "line_search_evaluations\n";
 
 // The generalized velocities at the end of the last step, stacked in the
 // order of the stepper's problem trees: the moving (non-fixed) bodies that
@@ -204,11 +206,17 @@ void WriteStepRow(std::ofstream& out, const TimeStepper& stepper, int step,
       info.max_penetration, kinetic,          potential,
       info.elastic_energy};
   CheckFiniteRow(step, "steps.csv", kColumns, values, 7);
-  char line[400];
-  std::snprintf(
-      line, sizeof(line), "%.9g,%d,%d,%.6g,%.6g,%.12g,%.12g,%.12g,%.12g,%d\n",
-      values[0], info.contacts, info.newton_iterations, values[1], values[2],
-      values[3], values[4], values[5], values[6], info.failed ? 1 : 0);
+  const StepInfo::SolverCounters& c = info.counters;
+  char line[512];
+  std::snprintf(line, sizeof(line),
+                "%.9g,%d,%d,%.6g,%.6g,%.12g,%.12g,%.12g,%.12g,%d,%d,%d,%d,%d,"
+                "%d,%d,%d,%d\n",
+                values[0], info.contacts, info.newton_iterations, values[1],
+                values[2], values[3], values[4], values[5], values[6],
+                info.failed ? 1 : 0, c.islands, c.largest_island_velocities,
+                c.penetrating_contacts, c.speculative_contacts,
+                c.excluded_contacts, c.factorizations, c.low_rank_updates,
+                c.line_search_evaluations);
   out << line;
 }
 
@@ -309,6 +317,16 @@ std::string SummaryToJson(const Scene& scene, const SimulationSummary& s) {
   j["max_contacts"] = s.max_contacts;
   j["mean_newton_iterations"] = s.mean_newton_iterations;
   j["max_newton_iterations"] = s.max_newton_iterations;
+  const SimulationSummary::SolverCounterMeans& c = s.solver_counters;
+  j["solver_counters"] = {
+      {"islands", c.islands},
+      {"largest_island_dofs", c.largest_island_dofs},
+      {"penetrating_contacts", c.penetrating_contacts},
+      {"speculative_contacts", c.speculative_contacts},
+      {"excluded_contacts", c.excluded_contacts},
+      {"factorizations", c.factorizations},
+      {"low_rank_updates", c.low_rank_updates},
+      {"line_search_evaluations", c.line_search_evaluations}};
   j["failed_steps"] = s.failed_steps;
   j["first_failure"] = s.first_failure;
   j["max_penetration_m"] = s.max_penetration_m;
@@ -537,6 +555,16 @@ SimulationSummary RunSimulation(const Scene& scene,
     s.energy_max_J = std::max(s.energy_max_J, energy);
     sum_contacts += info.contacts;
     sum_iterations += info.newton_iterations;
+    const StepInfo::SolverCounters& c = info.counters;
+    SimulationSummary::SolverCounterMeans& m = s.solver_counters;
+    m.islands += c.islands;
+    m.largest_island_dofs += c.largest_island_velocities;
+    m.penetrating_contacts += c.penetrating_contacts;
+    m.speculative_contacts += c.speculative_contacts;
+    m.excluded_contacts += c.excluded_contacts;
+    m.factorizations += c.factorizations;
+    m.low_rank_updates += c.low_rank_updates;
+    m.line_search_evaluations += c.line_search_evaluations;
     s.max_contacts = std::max(s.max_contacts, info.contacts);
     s.max_newton_iterations =
         std::max(s.max_newton_iterations, info.newton_iterations);
@@ -576,6 +604,15 @@ SimulationSummary RunSimulation(const Scene& scene,
   s.steps = steps;
   s.mean_contacts = sum_contacts / steps;
   s.mean_newton_iterations = sum_iterations / steps;
+  for (double* sum :
+       {&s.solver_counters.islands, &s.solver_counters.largest_island_dofs,
+        &s.solver_counters.penetrating_contacts,
+        &s.solver_counters.speculative_contacts,
+        &s.solver_counters.excluded_contacts, &s.solver_counters.factorizations,
+        &s.solver_counters.low_rank_updates,
+        &s.solver_counters.line_search_evaluations}) {
+    *sum /= steps;
+  }
   s.kinetic_energy_final_J = stepper.KineticEnergy();
   const double gain = s.energy_max_J - s.energy_initial_J;
   s.energy_max_increase_rel =

@@ -25,12 +25,15 @@
 //   DIR/steps.csv       with SimulationOptions::write_steps: one row per step:
 //     time,contacts,newton_iterations,solver_time_s,collision_time_s,
 //     max_penetration_m,kinetic_energy_J,potential_energy_J,elastic_energy_J,
-//     failed
+//     failed,islands,largest_island_dofs,penetrating_contacts,
+//     speculative_contacts,excluded_contacts,factorizations,low_rank_updates,
+//     line_search_evaluations
 //                       time: end of the step [s]; the StepInfo fields of the
 //                       step; the energies [J] at the START of the step (the
 //                       poses its contacts were found at, as summary.json's
 //                       energy_*: their sum is the total energy E_n); failed:
-//                       1 when the contact solver did not converge, else 0.
+//                       1 when the contact solver did not converge, else 0;
+//                       then StepInfo::counters (zero with the rigid QP).
 // Files are written under temporary names (*.partial) and renamed at the
 // end; existing outputs (all of the above) are removed first, and the
 // temporary files are removed when an exception ends the run, so a failed or
@@ -74,6 +77,19 @@ struct SimulationSummary {
   int max_contacts{0};
   double mean_newton_iterations{0.0};
   int max_newton_iterations{0};
+  /// Means per step of StepInfo::counters (the solver's work; summary.json's
+  /// "solver_counters").
+  struct SolverCounterMeans {
+    double islands{0.0};
+    double largest_island_dofs{0.0};
+    double penetrating_contacts{0.0};
+    double speculative_contacts{0.0};
+    double excluded_contacts{0.0};
+    double factorizations{0.0};
+    double low_rank_updates{0.0};
+    double line_search_evaluations{0.0};
+  };
+  SolverCounterMeans solver_counters;
   int failed_steps{0};
   std::string first_failure;      ///< message of the first failed step
   double max_penetration_m{0.0};  ///< max over steps of -phi0 [m]

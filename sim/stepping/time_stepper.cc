@@ -138,6 +138,7 @@ SapSolverParameters MakeSapParameters(const SolverSettings& s) {
                       ? LineSearchType::kExact
                       : LineSearchType::kBacktracking;
   p.stiction_prediction = s.stiction_prediction;
+  p.exclude_separated_contacts = s.exclude_separated_contacts;
   p.regularization.supported_delassus_estimate = s.supported_delassus_estimate;
   p.line_search_slope_ratio = s.line_search_slope_ratio;
   p.threads = s.threads;
@@ -621,6 +622,16 @@ void TimeStepper::SolveSap(StepInfo* info) {
   }
   const SapSolverResults& r = sap_results_;
   info->newton_iterations = r.statistics.newton_iterations;
+  const SapSolverStatistics& st = r.statistics;
+  StepInfo::SolverCounters& c = info->counters;
+  c.islands = st.islands;
+  c.largest_island_velocities = st.largest_island_velocities;
+  c.penetrating_contacts = st.penetrating_contacts;
+  c.speculative_contacts = st.speculative_contacts;
+  c.excluded_contacts = st.excluded_contacts;
+  c.factorizations = st.factorizations;
+  c.low_rank_updates = st.low_rank_updates;
+  c.line_search_evaluations = st.line_search_iterations;
   info->failed = !r.converged();
   if (info->failed) info->failure = r.message;
   v_next_ = r.v;  // kept: no allocation per step

@@ -89,6 +89,23 @@ struct StepInfo {
   double elastic_energy{0.0};
   /// Bodies asleep at the end of the step (solver.sleep; 0 without it).
   int sleeping_bodies{0};
+  /// The solver's work (SAP model; SapSolverStatistics, docs/theory.md §8):
+  /// the contact graph's islands and the largest one's velocities; the
+  /// contacts by kind, penetrating (phi0 < 0) and speculative (phi0 >= 0),
+  /// and the speculative ones left out of the graph (no impulse); numeric
+  /// factorizations, low-rank updates of a kept factorization and
+  /// line-search evaluations, summed over the islands.
+  struct SolverCounters {
+    int islands{0};
+    int largest_island_velocities{0};
+    int penetrating_contacts{0};
+    int speculative_contacts{0};
+    int excluded_contacts{0};
+    int factorizations{0};
+    int low_rank_updates{0};
+    int line_search_evaluations{0};
+  };
+  SolverCounters counters;
 };
 
 /// A step that cannot go on: collision detection or the contact solver

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sapcontact/contact_model/conventions.h"
+#include "sapcontact/contact_model/regularization.h"
 
 namespace sapcontact {
 namespace {
@@ -77,8 +78,8 @@ RigidContactProblem MakeRigidContactProblem(const SapProblem& p, bool sparse) {
     if (contact.second) {
       v += contact.second->J * p.trees[contact.second->tree].v_star;
     }
-    const double tau_d = contact.parameters.dissipation_time_scale;
-    v(kNormal) += contact.phi0 / (p.time_step + tau_d);  // minus v_hat_n
+    v(kNormal) -= NormalStabilizationVelocity(
+        contact.phi0, p.time_step, contact.parameters.dissipation_time_scale);
     c.segment<3>(3 * k) = v;
     mu(k) = contact.parameters.friction;
   }

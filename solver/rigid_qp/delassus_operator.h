@@ -19,7 +19,8 @@ namespace sapcontact {
 
 /// The rigid-contact QP of the SAP problem: W = J A^-1 J' (dense storage if
 /// !sparse, else sparse storage with both triangles), c = J v* - v_hat with
-/// v_hat_i = (-phi0_i / (dt + tau_d,i), 0, 0) (the rigid limit of SAP's
+/// v_hat_i = (NormalStabilizationVelocity(phi0_i, dt, tau_d,i), 0, 0):
+/// -phi0 / (dt + tau_d), or -phi0 / dt for phi0 > 0 (the rigid limit of SAP's
 /// stabilization velocity, contact_model/regularization.h), mu_i the
 /// contact's friction. Validates the SapProblem first.
 /// @throws std::invalid_argument from Validate(SapProblem).

@@ -139,7 +139,8 @@ RigidQpResult SolveRigidContactQp(const RigidContactProblem& problem,
 
 /// Solves the rigid limit of the SAP problem: W = J A^-1 J' (assembled per
 /// tree, solver/rigid_qp/delassus_operator.h), c = J v* - v_hat with v_hat =
-/// (-phi0 / (dt + tau_d), 0, 0) per contact; fills velocities.
+/// (v_hat_n, 0, 0) per contact (NormalStabilizationVelocity,
+/// contact_model/regularization.h); fills velocities.
 /// @throws std::invalid_argument from Validate(SapProblem).
 RigidQpResult SolveRigidContactQp(const SapProblem& problem,
                                   const RigidQpSolverOptions& options = {});

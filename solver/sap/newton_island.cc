@@ -45,7 +45,7 @@ NewtonIslandDecision DecideNewtonIsland(const SapSolverParameters& p,
     *message = os.str();
     return NewtonIslandDecision::kFail;
   }
-  if (st->iterations >= p.max_iterations) {
+  if (st->iterations + st->earlier_iterations >= p.max_iterations) {
     *status = SapSolverStatus::kMaxIterations;
     std::ostringstream os;
     os << "not converged in " << p.max_iterations

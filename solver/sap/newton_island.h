@@ -16,6 +16,10 @@ struct NewtonIslandState {
   /// False once the island has converged (or stalled within tolerance).
   bool active{true};
   int iterations{0}, line_search_iterations{0};
+  /// Newton iterations made before this state was started (the solve went
+  /// on from its iterate with a changed contact graph): they count toward
+  /// max_iterations.
+  int earlier_iterations{0};
   /// Cost at the last evaluation and at the previous Newton iteration [J].
   double cost{0.0}, previous_cost{std::numeric_limits<double>::infinity()};
   /// residual / scale of the stopping test at the last evaluation.

@@ -82,9 +82,63 @@ void SapModel::Build(const SapProblem& problem,
   if (reg.supported_delassus_estimate) ComputeSupportScales();
   RegularizeContacts(problem, reg, pool);
   AddConstraints(problem, reg);
+  active_.assign(num_contacts(), 1);
+  num_active_contacts_ = num_contacts();
   BuildPattern();
   BuildIslands();
   BuildWideTrees();
+}
+
+void SapModel::SetActiveContacts(const std::vector<char>& active) {
+  if (active.size() != contacts_.size()) {
+    throw std::invalid_argument(
+        "SapModel::SetActiveContacts: " + std::to_string(active.size()) +
+        " flags for " + std::to_string(contacts_.size()) + " contacts");
+  }
+  active_ = active;
+  num_active_contacts_ = 0;
+  for (char a : active_) num_active_contacts_ += a ? 1 : 0;
+  // The graph again: patches of the active contacts and of every other
+  // constraint, then the pattern, the islands and the wide trees.
+  for (Patch& patch : patches_) {
+    GiveList(&patch.contacts);
+    GiveList(&patch.constraints);
+  }
+  patches_.clear();
+  patch_head_.assign(num_trees(), -1);
+  patch_next_.clear();
+  for (int k = 0; k < num_contacts(); ++k) {
+    if (!active_[k]) continue;
+    const ModelContact& m = contacts_[k];
+    patches_[PatchOfTrees(m.tree_a, m.tree_b)].contacts.push_back(k);
+  }
+  for (int k = 0; k < num_constraints(); ++k) {
+    const ModelConstraint& m = constraints_[k];
+    patches_[PatchOfTrees(m.tree_a, m.tree_b)].constraints.push_back(k);
+  }
+  BuildPattern();
+  BuildIslands();
+  BuildWideTrees();
+}
+
+Vector3 SapModel::ContactVelocity(int k, const Eigen::VectorXd& v) const {
+  Vector3 a, b;
+  ContactVelocityParts(k, v, &a, &b);
+  return a + b + contacts_[k].bias;
+}
+
+void SapModel::ContactVelocityParts(int k, const Eigen::VectorXd& v,
+                                    Vector3* from_a, Vector3* from_b) const {
+  const ModelContact& m = contacts_[k];
+  auto product = [&](const Eigen::MatrixXd& J, int p) -> Vector3 {
+    if (sizes_[p] == 6) {
+      return Eigen::Map<const Eigen::Matrix<double, 3, 6>>(J.data()) *
+             v.segment<6>(offsets_[p]);
+    }
+    return J.lazyProduct(v.segment(offsets_[p], sizes_[p]));
+  };
+  *from_a = product(*m.J_a, m.tree_a);
+  *from_b = m.J_b ? product(*m.J_b, m.tree_b) : Vector3::Zero();
 }
 
 template <class Body>
@@ -461,6 +515,7 @@ void SapModel::BuildWideTrees() {
   }
   if (wide_trees_.empty()) return;
   for (int k = 0; k < num_contacts(); ++k) {
+    if (!active_[k]) continue;
     for (int p : {contacts_[k].tree_a, contacts_[k].tree_b}) {
       if (p >= 0 && wide_of_tree_[p] >= 0) {
         wide_trees_[wide_of_tree_[p]].contacts.push_back(k);
@@ -482,8 +537,15 @@ void SapModel::BuildWideTrees() {
 void SapModel::BuildIslands() {
   const int n = num_trees();
   components_.Reset(n);
+  // Trees in the graph: those with an active contact or a constraint (all
+  // participating trees unless contacts were set inactive).
+  in_graph_.assign(n, 0);
   for (const Patch& patch : patches_) {
-    if (patch.tree_j >= 0) components_.Unite(patch.tree_i, patch.tree_j);
+    in_graph_[patch.tree_i] = 1;
+    if (patch.tree_j >= 0) {
+      in_graph_[patch.tree_j] = 1;
+      components_.Unite(patch.tree_i, patch.tree_j);
+    }
   }
   // Number islands by their smallest tree (trees are visited in order, and
   // the root of a component is its smallest tree).
@@ -497,6 +559,7 @@ void SapModel::BuildIslands() {
   island_of_tree_.assign(n, -1);
   island_of_root_.assign(n, -1);
   for (int p = 0; p < n; ++p) {
+    if (!in_graph_[p]) continue;
     const int r = components_.Find(p);
     if (island_of_root_[r] < 0) {
       island_of_root_[r] = static_cast<int>(islands_.size());
@@ -513,6 +576,7 @@ void SapModel::BuildIslands() {
     island.num_velocities += sizes_[p];
   }
   for (int k = 0; k < num_contacts(); ++k) {
+    if (!active_[k]) continue;
     islands_[island_of_tree_[contacts_[k].tree_a]].contacts.push_back(k);
   }
   for (int k = 0; k < num_constraints(); ++k) {

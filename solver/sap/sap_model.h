@@ -126,8 +126,27 @@ class SapModel {
   const BlockSparsityPattern& pattern() const { return pattern_; }
   /// Islands, ordered by their smallest participating tree index.
   const std::vector<Island>& islands() const { return islands_; }
-  /// Island of participating tree p.
+  /// Island of participating tree p, or -1 for a tree outside the graph
+  /// (all its contacts inactive and no other constraint: v = v* solves it).
   int island_of_tree(int p) const { return island_of_tree_[p]; }
+
+  /// Takes the contacts with active[k] == 0 (size num_contacts()) out of
+  /// the graph: they join no patch, island or Hessian block, and trees left
+  /// without an active contact or constraint leave the islands. Their
+  /// regularization stays (contacts()), so that a caller can evaluate them
+  /// (ContactVelocity) and bring them back with another call. Build() makes
+  /// every contact active. A solver may leave out only contacts that carry
+  /// no impulse at its solution (SapSolverParameters::
+  /// exclude_separated_contacts): the problem is then unchanged.
+  void SetActiveContacts(const std::vector<char>& active);
+  bool contact_active(int k) const { return active_[k] != 0; }
+  int num_active_contacts() const { return num_active_contacts_; }
+  /// v_c = J_k v + b_k of contact k at the participating velocities v.
+  Vector3 ContactVelocity(int k, const Eigen::VectorXd& v) const;
+  /// Its two terms: J_ka v_a and J_kb v_b (zero for a contact with the
+  /// world).
+  void ContactVelocityParts(int k, const Eigen::VectorXd& v, Vector3* from_a,
+                            Vector3* from_b) const;
   /// Original tree index of participating tree p, its offset and size in the
   /// participating velocity vector.
   int original_tree(int p) const { return tree_of_[p]; }
@@ -240,6 +259,10 @@ class SapModel {
   // root.
   std::vector<int> patch_head_, patch_next_, island_of_root_;
   DisjointSets components_;
+  // Per contact: in the graph (SetActiveContacts); per tree: has an active
+  // contact or a constraint.
+  std::vector<char> active_, in_graph_;
+  int num_active_contacts_{0};
   std::vector<char> touched_;
   std::vector<Eigen::Matrix<double, 6, 6>> A_inv6_;
   std::vector<Eigen::MatrixXd> A_inv_;

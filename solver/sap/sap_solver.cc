@@ -207,38 +207,138 @@ void SapSolver::SolveFromCandidates(
   stats.time_model = Seconds(t_start);
   stats.participating_trees = model_.num_trees();
   stats.participating_velocities = model_.num_velocities();
-  stats.patches = static_cast<int>(model_.patches().size());
-  const std::vector<SapModel::Island>& islands = SetUpIslands();
-  stats.islands = static_cast<int>(islands.size());
-  for (const SapModel::Island& island : islands) {
-    if (island.num_velocities > stats.largest_island_velocities) {
-      stats.largest_island_velocities = island.num_velocities;
-      stats.largest_island_trees = static_cast<int>(island.trees.size());
-    }
-  }
   for (const Contact& c : problem.contacts) {
     ++(c.phi0 < 0.0 ? stats.penetrating_contacts : stats.speculative_contacts);
   }
+  GatherGuesses(guesses);
+  if (parameters_.exclude_separated_contacts) {
+    ExcludeSeparatedContacts(problem);
+  }
 
   results.status = SapSolverStatus::kConverged;
-  if (model_.num_constraint_rows() > 0) {
-    PlanFactorization(islands);
-    const int symbolic_start =
-        factorization_ ? factorization_->statistics().symbolic_analyses : 0;
-    InitializeIterate(islands, guesses);
-    // Newton rounds (SAP paper Algorithm 2): every island still iterating
-    // takes one Newton step per round.
-    for (int round = 0; EvaluateAndDecide(islands, &results); ++round) {
-      PrepareNewtonGradients(islands, &stats);
-      if (!ComputeDirections(islands, round, &results)) break;
-      SearchAlongDirections(islands, &stats);
+  const int symbolic_start =
+      factorization_ ? factorization_->statistics().symbolic_analyses : 0;
+  // Newton rounds (SAP paper Algorithm 2) on the contact graph: every
+  // island still iterating takes one Newton step per round. A contact left
+  // out of the graph that would push at the current iterate comes back at
+  // once (after any round, and at the end), and Newton goes on from there:
+  // the solution is the whole problem's (docs/theory.md §8).
+  const std::vector<SapModel::Island>* islands = &SetUpIslands();
+  PlanFactorization(*islands);
+  InitializeIterate(*islands, false);
+  for (int round = 0;; ++round) {
+    const bool stepping = EvaluateAndDecide(*islands, &results);
+    if (stepping) {
+      PrepareNewtonGradients(*islands, &stats);
+      if (!ComputeDirections(*islands, round, &results)) break;
+      SearchAlongDirections(*islands, &stats);
+    } else if (results.status != SapSolverStatus::kConverged) {
+      break;
     }
-    PackStatistics(islands, symbolic_start, &stats);
+    if (!EvaluateLeftOutContacts()) {
+      if (stepping) continue;
+      break;
+    }
+    PackStatistics(*islands, &stats);
+    stats.reincluded_contacts += BringBackPushingContacts();
+    islands = &SetUpIslands();
+    PlanFactorization(*islands);
+    InitializeIterate(*islands, true, stats.newton_iterations);
   }
+  PackStatistics(*islands, &stats);
+  if (factorization_ && !group_trees_.empty()) {
+    stats.symbolic_analyses =
+        factorization_->statistics().symbolic_analyses - symbolic_start;
+  }
+  stats.patches = static_cast<int>(model_.patches().size());
+  stats.excluded_contacts =
+      model_.num_contacts() - model_.num_active_contacts();
   PackResults(problem, &results);
   stats.time_total = Seconds(t_start);
   stats.time_other = stats.time_total - stats.time_model - stats.time_assembly -
                      stats.time_factorization - stats.time_line_search;
+}
+
+void SapSolver::GatherGuesses(
+    const std::vector<const Eigen::VectorXd*>& guesses) {
+  const int num_guesses = static_cast<int>(guesses.size());
+  if (static_cast<int>(gathered_guesses_.size()) < num_guesses) {
+    gathered_guesses_.resize(num_guesses);
+  }
+  for (int g = 0; g < num_guesses; ++g) {
+    model_.Gather(*guesses[g], &gathered_guesses_[g]);
+  }
+  num_guesses_ = num_guesses;
+}
+
+void SapSolver::ExcludeSeparatedContacts(const SapProblem& problem) {
+  // A speculative contact (phi0 >= 0) with no impulse at v* and at every
+  // guess is predicted to carry none at the solution either.
+  const SapModel& model = model_;
+  const int nc = model.num_contacts();
+  active_.assign(nc, 1);
+  int excluded = 0;
+  ContactConstraintState s;
+  auto pushes_at = [&](int k, const Vector3& vc) {
+    model.contacts()[k].constraint.Evaluate(vc, false, &s);
+    return !(s.gamma.array() == 0.0).all();
+  };
+  // At v, and with either side brought to rest (the other side's body
+  // stopped by its own contacts: a falling body meets the one below it as
+  // that one lands).
+  Vector3 a, b;
+  auto pushes = [&](int k, const Eigen::VectorXd& v) {
+    model.ContactVelocityParts(k, v, &a, &b);
+    const Vector3& bias = model.contacts()[k].bias;
+    return pushes_at(k, a + b + bias) || pushes_at(k, a + bias) ||
+           (model.contacts()[k].tree_b >= 0 && pushes_at(k, b + bias));
+  };
+  for (int k = 0; k < nc; ++k) {
+    if (!(problem.contacts[k].phi0 >= 0.0)) continue;
+    bool idle = !pushes(k, model.v_star());
+    for (int g = 0; idle && g < num_guesses_; ++g) {
+      idle = !pushes(k, gathered_guesses_[g]);
+    }
+    if (idle) {
+      active_[k] = 0;
+      ++excluded;
+    }
+  }
+  if (excluded > 0) model_.SetActiveContacts(active_);
+}
+
+bool SapSolver::EvaluateLeftOutContacts() {
+  const SapModel& model = model_;
+  if (model.num_active_contacts() == model.num_contacts()) return false;
+  // The left-out contacts at v_: their velocities (the results report
+  // them), no impulse, and whether their constraint would push there.
+  const int nc = model.num_contacts();
+  bool any = false;
+  pushing_.assign(nc, 0);
+  ContactConstraintState s;
+  for (int k = 0; k < nc; ++k) {
+    if (model.contact_active(k)) continue;
+    const Vector3 vc = model.ContactVelocity(k, v_);
+    vc_.segment<3>(3 * k) = vc;
+    gamma_.segment<3>(3 * k).setZero();
+    model.contacts()[k].constraint.Evaluate(vc, false, &s);
+    if (!(s.gamma.array() == 0.0).all()) {
+      pushing_[k] = 1;
+      any = true;
+    }
+  }
+  return any;
+}
+
+int SapSolver::BringBackPushingContacts() {
+  int back = 0;
+  for (size_t k = 0; k < pushing_.size(); ++k) {
+    if (!pushing_[k]) continue;
+    active_[k] = 1;
+    ++back;
+  }
+  model_.SetActiveContacts(active_);
+  return back;
 }
 
 const std::vector<SapModel::Island>& SapSolver::SetUpIslands() {
@@ -252,43 +352,55 @@ const std::vector<SapModel::Island>& SapSolver::SetUpIslands() {
     all.contacts.clear();
     all.constraints.clear();
     all.patches.clear();
-    for (int p = 0; p < model.num_trees(); ++p) all.trees.push_back(p);
-    for (int k = 0; k < model.num_contacts(); ++k) all.contacts.push_back(k);
+    all.num_velocities = 0;
+    for (int p = 0; p < model.num_trees(); ++p) {
+      if (model.island_of_tree(p) < 0) continue;
+      all.trees.push_back(p);
+      all.num_velocities += model.size(p);
+    }
+    for (int k = 0; k < model.num_contacts(); ++k) {
+      if (model.contact_active(k)) all.contacts.push_back(k);
+    }
     for (int k = 0; k < model.num_constraints(); ++k) {
       all.constraints.push_back(k);
     }
     for (int i = 0; i < static_cast<int>(model.patches().size()); ++i) {
       all.patches.push_back(i);
     }
-    all.num_velocities = model.num_velocities();
     islands = &merged_islands_;
   }
-  island_of_tree_.assign(model.num_trees(), 0);
+  island_of_tree_.assign(model.num_trees(), -1);
   for (int i = 0; i < static_cast<int>(islands->size()); ++i) {
     for (int p : (*islands)[i].trees) island_of_tree_[p] = i;
   }
   return *islands;
 }
 
-void SapSolver::InitializeIterate(
-    const std::vector<SapModel::Island>& islands,
-    const std::vector<const Eigen::VectorXd*>& guesses) {
+void SapSolver::InitializeIterate(const std::vector<SapModel::Island>& islands,
+                                  bool from_iterate, int earlier_rounds) {
   const SapModel& model = model_;
   const int num_islands = static_cast<int>(islands.size());
   const int nc = model.num_contacts();
   const int n_rows = model.num_constraint_rows();
   island_state_.assign(num_islands, NewtonIslandState{});
   stepping_.assign(num_islands, 0);
-  const int num_guesses = static_cast<int>(guesses.size());
-  if (num_guesses > 0) {
-    model.Gather(*guesses[0], &v_);
-  } else {
-    v_ = model.v_star();
-  }
   const int nv = model.num_velocities();
+  island_predicted_.assign(num_islands, 0);
+  island_rcond_.assign(num_islands, 0.0);
+  if (from_iterate) {
+    // Newton goes on from v_ (contacts came back into the graph): the
+    // workspaces keep their sizes and values; every island is tested anew,
+    // the rounds made so far counting toward max_iterations.
+    for (NewtonIslandState& st : island_state_) {
+      st.earlier_iterations = earlier_rounds;
+    }
+    start_candidate_.assign(num_islands, -2);
+    return;
+  }
+  v_ = num_guesses_ > 0 ? gathered_guesses_[0] : model.v_star();
   r_.resize(nv);
   Ar_.resize(nv);
-  jtg_.resize(nv);
+  jtg_.setZero(nv);
   grad_.resize(nv);
   Av_.resize(nv);
   dv_.setZero(nv);
@@ -303,31 +415,28 @@ void SapSolver::InitializeIterate(
   G_.rows.setZero(n_rows - 3 * nc);
   regions_.assign(nc, ProjectionRegion::kNoContact);
   predicted_stick_.assign(nc, kUnmarked);
-  island_predicted_.assign(num_islands, 0);
-  island_rcond_.assign(num_islands, 0.0);
   newton_grad_.resize(nv);
   stick_delta_.setZero(n_rows);
   jt_delta_.resize(nv);
   model.MultiplyA(model.v_star(), &Avstar_);
-  start_candidate_.assign(num_islands, num_guesses > 0 ? 0 : -1);
-  if (num_guesses > 0 && parameters_.warm_start_lowest_cost) {
-    ChooseStarts(islands, guesses);
+  // Trees outside the graph (no active contact or constraint): v = v*.
+  for (int p = 0; p < model.num_trees(); ++p) {
+    if (island_of_tree_[p] < 0) {
+      v_.segment(model.offset(p), model.size(p)) =
+          model.v_star().segment(model.offset(p), model.size(p));
+    }
+  }
+  start_candidate_.assign(num_islands, num_guesses_ > 0 ? 0 : -1);
+  if (num_guesses_ > 0 && parameters_.warm_start_lowest_cost) {
+    ChooseStarts(islands);
   }
 }
 
-void SapSolver::ChooseStarts(
-    const std::vector<SapModel::Island>& islands,
-    const std::vector<const Eigen::VectorXd*>& guesses) {
+void SapSolver::ChooseStarts(const std::vector<SapModel::Island>& islands) {
   const SapModel& model = model_;
-  const int num_guesses = static_cast<int>(guesses.size());
+  const int num_guesses = num_guesses_;
   // Per island: the lowest cost l(v) among v* (where the quadratic term
-  // vanishes) and the guesses.
-  if (static_cast<int>(gathered_guesses_.size()) < num_guesses) {
-    gathered_guesses_.resize(num_guesses);
-  }
-  for (int g = 0; g < num_guesses; ++g) {
-    model.Gather(*guesses[g], &gathered_guesses_[g]);
-  }
+  // vanishes) and the guesses (GatherGuesses).
   // Whether v already meets the stopping test of the Newton loop matters
   // first (then it costs no factorization, whatever the other candidates
   // cost): optimal beats not optimal, then the lower cost wins.
@@ -563,11 +672,15 @@ void SapSolver::SearchAlongDirections(
 }
 
 void SapSolver::PackStatistics(const std::vector<SapModel::Island>& islands,
-                               int symbolic_start,
                                SapSolverStatistics* stats) const {
-  if (factorization_ && !group_trees_.empty()) {
-    stats->symbolic_analyses =
-        factorization_->statistics().symbolic_analyses - symbolic_start;
+  stats->islands = static_cast<int>(islands.size());
+  stats->largest_island_trees = 0;
+  stats->largest_island_velocities = 0;
+  for (const SapModel::Island& island : islands) {
+    if (island.num_velocities > stats->largest_island_velocities) {
+      stats->largest_island_velocities = island.num_velocities;
+      stats->largest_island_trees = static_cast<int>(island.trees.size());
+    }
   }
   stats->final_cost = 0.0;
   stats->final_scaled_residual = 0.0;

@@ -102,14 +102,27 @@ class SapSolver {
   // Which islands are factored on their own (dense) and which together in
   // the sparse group; the group's pattern and factorization object.
   void PlanFactorization(const std::vector<SapModel::Island>& islands);
+  // The caller's guesses in the model's order (gathered_guesses_).
+  void GatherGuesses(const std::vector<const Eigen::VectorXd*>& guesses);
+  // Leaves out of the model's graph the speculative contacts (phi0 >= 0)
+  // that carry no impulse at v* and at every guess
+  // (SapSolverParameters::exclude_separated_contacts).
+  void ExcludeSeparatedContacts(const SapProblem& problem);
   // Workspaces sized for the model, Newton states reset, the first
-  // iterate v_ from the guesses (ChooseStarts) or v*.
+  // iterate v_ from the guesses (ChooseStarts) or v*; with from_iterate,
+  // Newton goes on from v_ (after contacts came back into the graph) after
+  // earlier_rounds rounds.
   void InitializeIterate(const std::vector<SapModel::Island>& islands,
-                         const std::vector<const Eigen::VectorXd*>& guesses);
+                         bool from_iterate, int earlier_rounds = 0);
   // Per island, the start of lowest cost among the guesses and v*
   // (SapSolverParameters::warm_start_lowest_cost).
-  void ChooseStarts(const std::vector<SapModel::Island>& islands,
-                    const std::vector<const Eigen::VectorXd*>& guesses);
+  void ChooseStarts(const std::vector<SapModel::Island>& islands);
+  // After Newton: the left-out contacts' velocities at v_ into vc_ (zero
+  // impulse into gamma_); true if any of them would push there (marked in
+  // pushing_). BringBackPushingContacts returns them to the graph and
+  // returns their number.
+  bool EvaluateLeftOutContacts();
+  int BringBackPushingContacts();
   // One Newton round's tests: evaluates every active island at v_ (with
   // G), decides (DecideNewtonIsland) and marks the stepping ones. Returns
   // whether any island steps; false also on failure (results' status and
@@ -129,8 +142,9 @@ class SapSolver {
   // dv_; the round's statistics.
   void SearchAlongDirections(const std::vector<SapModel::Island>& islands,
                              SapSolverStatistics* stats);
+  // The islands' statistics (and totals added to *stats).
   void PackStatistics(const std::vector<SapModel::Island>& islands,
-                      int symbolic_start, SapSolverStatistics* stats) const;
+                      SapSolverStatistics* stats) const;
   // Velocities, impulses and regularization in the user's order.
   void PackResults(const SapProblem& problem, SapSolverResults* results) const;
   // A failed solve whose iterate is not finite: v*, no impulses
@@ -214,6 +228,9 @@ class SapSolver {
   std::vector<char> sparse_island_, stepping_;
   std::vector<int> start_candidate_;
   std::vector<Eigen::VectorXd> gathered_guesses_;
+  int num_guesses_{0};
+  // Per contact: in the model's graph, and (left out) pushing at v_.
+  std::vector<char> active_, pushing_;
   std::vector<int> island_of_tree_;  // participating tree -> island solved
   // The sparse group's trees (participating indices, increasing) and, per
   // off-diagonal block of H_group_, the block of H_ it copies.

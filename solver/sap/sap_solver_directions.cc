@@ -59,7 +59,8 @@ void SapSolver::PlanFactorization(
   }
   group_trees_.clear();
   for (int p = 0; p < model.num_trees(); ++p) {
-    if (sparse_island_[island_of_tree_[p]]) group_trees_.push_back(p);
+    const int i = island_of_tree_[p];  // -1: outside the graph
+    if (i >= 0 && sparse_island_[i]) group_trees_.push_back(p);
   }
   group_is_everything_ =
       static_cast<int>(group_trees_.size()) == model.num_trees();

@@ -69,6 +69,12 @@ struct SapSolverParameters {
   /// it has at most dense_size_threshold DOFs); false runs one Newton
   /// iteration over all participating trees (the monolithic SAP iteration).
   bool islands{true};
+  /// Speculative contacts (phi0 >= 0) that carry no impulse at v* and at
+  /// every guess are left out of the contact graph: no Hessian block, no
+  /// island, no Newton work (docs/theory.md §8). At the solution they are
+  /// evaluated; those that would push come back and Newton goes on, so the
+  /// solution is the full problem's. false: every contact is a constraint.
+  bool exclude_separated_contacts{true};
   /// With guesses given to Solve() or SolveFromCandidates(): true starts
   /// each island from the guess or v* of lowest cost l(v) on that island
   /// (each costs one evaluation of l, no factorization); false always

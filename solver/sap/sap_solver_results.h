@@ -68,9 +68,14 @@ struct SapSolverStatistics {
   int largest_island_trees{0};
   int largest_island_velocities{0};
   /// The problem's contacts by their signed distance at the start of the
-  /// step: penetrating (phi0 < 0) and speculative (phi0 >= 0).
+  /// step: penetrating (phi0 < 0) and speculative (phi0 >= 0); of the
+  /// speculative ones, those left out of the contact graph at the solution
+  /// (no impulse: SapSolverParameters::exclude_separated_contacts), and
+  /// those brought back into it because they would have pushed.
   int penetrating_contacts{0};
   int speculative_contacts{0};
+  int excluded_contacts{0};
+  int reincluded_contacts{0};
   /// Stiction prediction (docs/theory.md §16), summed over the islands:
   /// Newton iterations whose direction used it, contacts modeled as sticking
   /// in them (summed over those iterations), and predicted steps rejected

@@ -324,12 +324,27 @@ TEST(ContactImpulsePartials, SapSoftNormComparableToSlip) {
 }
 
 TEST(ContactImpulsePartials, SapClosingGap) {
-  // phi0 = +0.1 mm (a gap), approaching at 20 mm/s: v_hat_n < 0, contact.
-  Case c = SapCase(Vector3(-0.02, 0.003, 0.004));
+  // phi0 = +0.1 mm (a gap), approaching at 200 mm/s: the step closes the
+  // gap (phi0 + dt v_n < 0), contact; v_hat_n = -phi0 / dt (docs/theory.md
+  // §3), so tau_d enters through R_n only.
+  Case c = SapCase(Vector3(-0.2, 0.003, 0.004));
   c.phi0 = 1e-4;
   Check(c, {ProjectionRegion::kSliding, false, false});
   ExpectNonzero(c, {0, 1, 2, 3, 4});
   ExpectMovingInputs(c, true, false);
+}
+
+TEST(ContactImpulsePartials, SapGapThatTheStepDoesNotCloseCarriesNoImpulse) {
+  // phi0 = +0.1 mm approaching at 20 mm/s: phi0 + dt v_n = 80 um > 0.
+  // (The paper's v_hat_n = -phi0 / (dt + tau_d) would push here: the
+  // dissipation would act before the bodies touch.)
+  Case c = SapCase(Vector3(-0.02, 0.0, 0.0));
+  c.phi0 = 1e-4;
+  Check(c, {ProjectionRegion::kNoContact, false, false});
+  const ContactImpulsePartials p = Partials(c);
+  for (int i = 0; i < kNumParams; ++i) {
+    EXPECT_EQ(Column(p, i), Vector3::Zero()) << kParamNames[i];
+  }
 }
 
 TEST(ContactImpulsePartials, SapSeparationIsExactlyZero) {

@@ -69,11 +69,11 @@ TEST(MetricsAccumulatorTest, WindowPenetrationSlipIterationsEnergy) {
   EXPECT_DOUBLE_EQ(Value(m, "hessian_condition_estimate"), 119.0);
   EXPECT_DOUBLE_EQ(Value(m, "energy_drift"), -9.5);
   // Sliding (v_t > 1 mm/s) from n = 10 on: phi0 = -1e-6 each, and the
-  // prediction (dt + tau_d) mu v_t averaged over n = 10..19 (mean v_t =
-  // 1.5 mm/s).
+  // prediction averaged over n = 10..19 (mean v_t = 1.5 mm/s): a gap, so
+  // dt mu v_t = dt / (dt + tau_d) (dt + tau_d) mu v_t (metrics.h).
   EXPECT_DOUBLE_EQ(Value(m, "hover_height_m"), -1e-6);
   EXPECT_NEAR(Value(acc.Estimates(), "estimate_hover_height_m"),
-              0.03 * 0.5 * 1.5e-3, 1e-15);
+              0.01 * 0.5 * 1.5e-3, 1e-15);
 }
 
 TEST(MetricsAccumulatorTest, UndefinedMetricsAreNaN) {
@@ -220,13 +220,13 @@ TEST(MetricsAccumulatorTest, RestitutionUndefinedWithoutSeparationOrImpact) {
 // The hover estimate per model (metrics.h): a 4 kg body sliding at 2 m/s
 // on four contacts (k_eff = 1e5 N/m, mu = 0.5, dt = 0.01, tau_d = 0.02,
 // d = 50 s/m), each resting at delta = 4 g / (4 k_eff) = 9.81e-5 m:
-// sap (dt + tau_d) mu v - delta, similar dt mu v - delta / (1 + d mu v),
-// lagged -delta.
+// sap h = (dt + tau_d) mu v - delta, a gap here, so dt / (dt + tau_d) h;
+// similar dt mu v - delta / (1 + d mu v), lagged -delta.
 TEST(MetricsAccumulatorTest, HoverEstimatePerModel) {
   const double g = 9.81;
   const double delta = 4 * g / (4 * 1e5);
   const std::vector<std::pair<ContactModel, double>> cases = {
-      {ContactModel::kSap, 0.03 * 0.5 * 2 - delta},
+      {ContactModel::kSap, 0.01 / 0.03 * (0.03 * 0.5 * 2 - delta)},
       {ContactModel::kSimilar, 0.01 * 0.5 * 2 - delta / (1 + 50 * 0.5 * 2)},
       {ContactModel::kLagged, -delta}};
   for (const auto& [model, expected] : cases) {

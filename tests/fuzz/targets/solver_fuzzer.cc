@@ -149,6 +149,7 @@ SapSolverParameters DecodeParameters(ByteReader* in) {
   s.threads = in->Int(1, 2);
   s.regularization.near_rigid_threshold = in->Real(0.0, 1.0);
   s.regularization.friction_regularization = in->Real(0.0, 1e-2);
+  s.exclude_separated_contacts = in->Bool();
   return s;
 }
 

@@ -298,7 +298,10 @@ TEST(RunOutputs, ContactRowsAreInTheConeAndTheirSlipIsTheRelativeVelocity) {
 // energies at the start of the step from the trajectory: kinetic
 // 1/2 m v^2 + 1/2 w' I_W w, potential -m g.x.
 TEST(RunOutputs, StepRowsCountContactsAndCarryTheTrajectorysEnergies) {
-  // SAP: a step with contacts takes at least one Newton iteration.
+  // SAP: the solver's counters add up: the contacts by kind, the ones left
+  // out of the contact graph among the speculative ones, a factorization
+  // for every Newton iteration and none without, no Newton work without an
+  // island.
   const RunDir run("steps", {"solver.contact_model=sap"}, true, true);
   const Scene& scene = run.scene();
   const Trajectory traj = ReadTrajectory(run.File("trajectory.csv"));
@@ -312,7 +315,12 @@ TEST(RunOutputs, StepRowsCountContactsAndCarryTheTrajectorysEnergies) {
             it = steps.Column("newton_iterations"),
             ke = steps.Column("kinetic_energy_J"),
             pe = steps.Column("potential_energy_J"),
-            failed = steps.Column("failed");
+            failed = steps.Column("failed"),
+            penetrating = steps.Column("penetrating_contacts"),
+            speculative = steps.Column("speculative_contacts"),
+            excluded = steps.Column("excluded_contacts"),
+            islands = steps.Column("islands"),
+            factorizations = steps.Column("factorizations");
   size_t n = 0;
   double max_ke_error = 0, max_pe_error = 0;
   while (steps.Next()) {
@@ -322,8 +330,16 @@ TEST(RunOutputs, StepRowsCountContactsAndCarryTheTrajectorysEnergies) {
     const auto c = count.find(traj.times[n]);
     EXPECT_EQ(steps.Number(nc), c == count.end() ? 0 : c->second)
         << steps.Where();
-    if (steps.Number(nc) > 0) {
-      EXPECT_GE(steps.Number(it), 1) << steps.Where();
+    EXPECT_EQ(steps.Number(penetrating) + steps.Number(speculative),
+              steps.Number(nc))
+        << steps.Where();
+    EXPECT_LE(steps.Number(excluded), steps.Number(speculative));
+    EXPECT_EQ(steps.Number(it) >= 1, steps.Number(factorizations) >= 1)
+        << steps.Where();
+    EXPECT_GE(steps.Number(factorizations), steps.Number(it));
+    if (steps.Number(islands) == 0) {
+      EXPECT_EQ(steps.Number(it), 0) << steps.Where();
+      EXPECT_EQ(steps.Number(nc), steps.Number(excluded)) << steps.Where();
     }
     EXPECT_EQ(steps.Number(failed), 0);
     double kinetic = 0, potential = 0;

@@ -22,6 +22,11 @@ SapSolverParameters Tight(bool predict) {
   SapSolverParameters params;
   params.rel_tolerance = 1e-10;
   params.stiction_prediction = predict;
+  // The Newton iteration on the whole problem: every contact a
+  // constraint (left-out contacts coming back would start a new pass with
+  // more terms in the cost; the passes are tested in
+  // separated_contacts_test.cc).
+  params.exclude_separated_contacts = false;
   return params;
 }
 
