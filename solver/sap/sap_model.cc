@@ -122,13 +122,6 @@ void SapModel::SetActiveContacts(const std::vector<char>& active) {
 }
 
 Vector3 SapModel::ContactVelocity(int k, const Eigen::VectorXd& v) const {
-  Vector3 a, b;
-  ContactVelocityParts(k, v, &a, &b);
-  return a + b + contacts_[k].bias;
-}
-
-void SapModel::ContactVelocityParts(int k, const Eigen::VectorXd& v,
-                                    Vector3* from_a, Vector3* from_b) const {
   const ModelContact& m = contacts_[k];
   auto product = [&](const Eigen::MatrixXd& J, int p) -> Vector3 {
     if (sizes_[p] == 6) {
@@ -137,8 +130,9 @@ void SapModel::ContactVelocityParts(int k, const Eigen::VectorXd& v,
     }
     return J.lazyProduct(v.segment(offsets_[p], sizes_[p]));
   };
-  *from_a = product(*m.J_a, m.tree_a);
-  *from_b = m.J_b ? product(*m.J_b, m.tree_b) : Vector3::Zero();
+  Vector3 vc = product(*m.J_a, m.tree_a) + m.bias;
+  if (m.J_b) vc += product(*m.J_b, m.tree_b);
+  return vc;
 }
 
 template <class Body>

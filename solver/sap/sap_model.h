@@ -143,10 +143,6 @@ class SapModel {
   int num_active_contacts() const { return num_active_contacts_; }
   /// v_c = J_k v + b_k of contact k at the participating velocities v.
   Vector3 ContactVelocity(int k, const Eigen::VectorXd& v) const;
-  /// Its two terms: J_ka v_a and J_kb v_b (zero for a contact with the
-  /// world).
-  void ContactVelocityParts(int k, const Eigen::VectorXd& v, Vector3* from_a,
-                            Vector3* from_b) const;
   /// Original tree index of participating tree p, its offset and size in the
   /// participating velocity vector.
   int original_tree(int p) const { return tree_of_[p]; }

@@ -279,19 +279,14 @@ void SapSolver::ExcludeSeparatedContacts(const SapProblem& problem) {
   active_.assign(nc, 1);
   int excluded = 0;
   ContactConstraintState s;
-  auto pushes_at = [&](int k, const Vector3& vc) {
-    model.contacts()[k].constraint.Evaluate(vc, false, &s);
-    return !(s.gamma.array() == 0.0).all();
-  };
-  // At v, and with either side brought to rest (the other side's body
-  // stopped by its own contacts: a falling body meets the one below it as
-  // that one lands).
-  Vector3 a, b;
+  // (Also testing each contact with either side at rest, to catch a body
+  // meeting one that lands in the same step, left out fewer contacts and
+  // cost 12 % more instructions on the 512-sphere pile than bringing the
+  // few that push back during Newton.)
   auto pushes = [&](int k, const Eigen::VectorXd& v) {
-    model.ContactVelocityParts(k, v, &a, &b);
-    const Vector3& bias = model.contacts()[k].bias;
-    return pushes_at(k, a + b + bias) || pushes_at(k, a + bias) ||
-           (model.contacts()[k].tree_b >= 0 && pushes_at(k, b + bias));
+    model.contacts()[k].constraint.Evaluate(model.ContactVelocity(k, v), false,
+                                            &s);
+    return !(s.gamma.array() == 0.0).all();
   };
   for (int k = 0; k < nc; ++k) {
     if (!(problem.contacts[k].phi0 >= 0.0)) continue;
