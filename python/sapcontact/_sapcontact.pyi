@@ -35,6 +35,7 @@ class SapSolverParameters:
     max_step: float  # (1.5)
     max_line_search_iterations: int  # (100)
     line_search_slope_ratio: float  # (0.9)
+    factor_reuse_rate: float  # (0.0)
     armijo_c: float  # (1e-4)
     backtracking_rho: float  # (0.8)
     linear_solver: str  # 'auto' | 'dense' | 'block_sparse' | 'cholmod'

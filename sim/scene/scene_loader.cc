@@ -237,6 +237,13 @@ void SceneParser::ParseSolver(const YAML::Node& n, SolverSettings* s) {
                   0.0, 0.99, "",
                   "a ratio of 1 accepts steps that barely reduce the slope");
   }
+  if (n["factor_reuse_rate"]) {
+    s->factor_reuse_rate =
+        r_.NonNegative(n["factor_reuse_rate"], "solver.factor_reuse_rate");
+    r_.CheckRange(n["factor_reuse_rate"], "solver.factor_reuse_rate",
+                  s->factor_reuse_rate, 0.0, 0.99, "",
+                  "a rate of 1 keeps a factorization that no longer converges");
+  }
 }
 
 // sap | similar | lagged (docs/theory.md §18).

@@ -39,6 +39,7 @@ const std::vector<std::string>& SolverKeys() {
                                           "exclude_separated_contacts",
                                           "supported_delassus_estimate",
                                           "line_search_slope_ratio",
+                                          "factor_reuse_rate",
                                           "threads",
                                           "sleep",
                                           "sleep_speed",

@@ -141,6 +141,7 @@ SapSolverParameters MakeSapParameters(const SolverSettings& s) {
   p.exclude_separated_contacts = s.exclude_separated_contacts;
   p.regularization.supported_delassus_estimate = s.supported_delassus_estimate;
   p.line_search_slope_ratio = s.line_search_slope_ratio;
+  p.factor_reuse_rate = s.factor_reuse_rate;
   p.threads = s.threads;
   switch (s.linear_solver) {
     case LinearSolverKind::kAuto:

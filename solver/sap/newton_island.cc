@@ -29,7 +29,7 @@ NewtonIslandDecision DecideNewtonIsland(const SapSolverParameters& p,
     return NewtonIslandDecision::kDone;
   }
   // Cost stall: no decrease beyond round-off.
-  if (st->iterations > 0 && !st->last_step_predicted &&
+  if (st->iterations > 0 && !st->last_step_predicted && !st->last_step_stale &&
       st->previous_cost - cost <= p.cost_stall_tolerance * cost) {
     st->active = false;
     if (st->relative_residual <= p.stall_residual_tolerance) {

@@ -27,6 +27,10 @@ struct NewtonIslandState {
   /// The last step used stiction prediction (docs/theory.md §16): the cost
   /// stall test, meant for exact Newton steps, is skipped after it.
   bool last_step_predicted{false};
+  /// The last step solved with a stale factorization (factor_reuse_rate):
+  /// the cost stall test is skipped after it too; a slow stale step makes
+  /// the next one factor again.
+  bool last_step_stale{false};
   /// Step size alpha of the last step.
   double last_alpha{0.0};
   /// The next step is an exact Newton step (a predicted step was rejected).

@@ -97,6 +97,8 @@ void Validate(const SapSolverParameters& p) {
     Invalid("cost_stall_tolerance", p.cost_stall_tolerance, "finite, >= 0");
   if (!(p.stall_residual_tolerance >= 0))
     Invalid("stall_residual_tolerance", p.stall_residual_tolerance, ">= 0");
+  if (!(p.factor_reuse_rate >= 0 && p.factor_reuse_rate < 1))
+    Invalid("factor_reuse_rate", p.factor_reuse_rate, "in [0, 1)");
   if (p.max_iterations < 0) Invalid("max_iterations", p.max_iterations, ">= 0");
   if (!(p.max_step >= 1.0) || !std::isfinite(p.max_step))
     Invalid("max_step", p.max_step, "finite, >= 1");
@@ -382,6 +384,8 @@ void SapSolver::InitializeIterate(const std::vector<SapModel::Island>& islands,
   const int nv = model.num_velocities();
   island_predicted_.assign(num_islands, 0);
   island_rcond_.assign(num_islands, 0.0);
+  island_rate_.assign(num_islands, std::numeric_limits<double>::infinity());
+  group_factored_ = false;
   if (from_iterate) {
     // Newton goes on from v_ (contacts came back into the graph): the
     // workspaces keep their sizes and values; every island is tested anew,
@@ -531,11 +535,18 @@ bool SapSolver::EvaluateAndDecide(const std::vector<SapModel::Island>& islands,
     stepping_[i] = 0;
     if (!st.active) continue;
     const IslandEvaluation& e = evaluation_[i];
+    const double before = st.relative_residual;
+    const bool has_before = st.iterations > 0;
     const NewtonIslandDecision decision =
         DecideNewtonIsland(parameters_, i, num_islands, e.cost, e.residual,
                            e.scale, &st, &results->status, &results->message);
     if (decision == NewtonIslandDecision::kFail) return false;
     if (decision == NewtonIslandDecision::kDone) continue;
+    // The residual ratio of the island's last iteration (infinite at its
+    // first evaluation, or from a zero residual).
+    island_rate_[i] = has_before && before > 0.0
+                          ? st.relative_residual / before
+                          : std::numeric_limits<double>::infinity();
     stepping_[i] = 1;
     any_step = true;
     round_residual_ = std::max(round_residual_, st.relative_residual);

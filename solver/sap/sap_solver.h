@@ -199,6 +199,10 @@ class SapSolver {
   // H_group_) and solves for dv of the stepping ones. Returns false if it is
   // not numerically positive definite. One step of iterative refinement.
   bool SolveSparseGroup(const SapModel& model, double* rcond);
+  // Solves for dv of the sparse group's stepping islands with the group's
+  // current factorization (refined once when `refine`, with the group's
+  // Hessian, which then must be the factored one).
+  void SolveWithGroupFactor(const SapModel& model, bool refine);
 
   SapSolverParameters parameters_;
   // The model of the problem being solved, rebuilt in place by each solve.
@@ -222,6 +226,12 @@ class SapSolver {
   // Reciprocal condition estimate of the factorization that gave each
   // island's current direction.
   std::vector<double> island_rcond_;
+  // Per island, the residual ratio of its last Newton iteration; whether
+  // the sparse group holds a factorization of this solve's current islands
+  // (parameters_.factor_reuse_rate), and its condition estimate.
+  std::vector<double> island_rate_;
+  bool group_factored_{false};
+  double group_rcond_{0.0};
   BlockSparseSymmetricMatrix H_, H_group_;
   // Per island: factored on its own (dense) or in the sparse group, and
   // whether it takes a Newton step this round.
@@ -237,8 +247,8 @@ class SapSolver {
   std::vector<int> group_trees_, group_off_diagonal_source_;
   bool group_is_everything_{false};
   // Per thread: a dense island's Hessian, and its right-hand side followed
-  // by the condition estimate's workspace (SolveDenseIsland), sized for the
-  // largest island so far.
+  // by the condition estimate's workspace and the Jacobi scaling
+  // (SolveDenseIsland), sized for the largest island so far.
   struct DenseStorage {
     std::vector<double> H, rhs;
   };

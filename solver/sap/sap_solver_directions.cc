@@ -6,6 +6,7 @@
 // sap_solver.cc.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <sstream>
 
@@ -55,7 +56,7 @@ void SapSolver::PlanFactorization(
     if (storage.H.size() < largest * largest) {
       storage.H.resize(largest * largest);
     }
-    if (storage.rhs.size() < 4 * largest) storage.rhs.resize(4 * largest);
+    if (storage.rhs.size() < 5 * largest) storage.rhs.resize(5 * largest);
   }
   group_trees_.clear();
   for (int p = 0; p < model.num_trees(); ++p) {
@@ -116,8 +117,21 @@ bool SapSolver::ComputeDirections(const std::vector<SapModel::Island>& islands,
   for (int i = 0; i < num_islands; ++i) {
     if (sparse_island_[i]) group_steps = group_steps || stepping_[i];
   }
+  // The group's last factorization serves again while each stepping island
+  // of the group converged fast enough with it (factor_reuse_rate).
+  bool reuse_group =
+      group_steps && group_factored_ && parameters_.factor_reuse_rate > 0.0;
+  for (int i = 0; i < num_islands && reuse_group; ++i) {
+    if (sparse_island_[i] && stepping_[i]) {
+      reuse_group = !island_predicted_[i] &&
+                    island_rate_[i] <= parameters_.factor_reuse_rate;
+    }
+  }
+  for (int i = 0; i < num_islands; ++i) {
+    island_state_[i].last_step_stale = reuse_group && sparse_island_[i];
+  }
   ForEachIsland(num_islands, [&](int i, int) {
-    if (stepping_[i] || (group_steps && sparse_island_[i])) {
+    if (sparse_island_[i] ? group_steps && !reuse_group : stepping_[i]) {
       model.AssembleHessian(islands[i], G_, &H_);
     }
   });
@@ -147,9 +161,13 @@ bool SapSolver::ComputeDirections(const std::vector<SapModel::Island>& islands,
     }
     round_rcond = std::min(round_rcond, island_rcond_[i]);
   }
-  if (!failed && group_steps) {
+  if (!failed && reuse_group) {
+    SolveWithGroupFactor(model, /*refine=*/false);
+    round_rcond = std::min(round_rcond, group_rcond_);
+  } else if (!failed && group_steps) {
     double rcond = 0.0;
     ++stats.factorizations;
+    group_factored_ = false;
     if (!SolveSparseGroup(model, &rcond)) {
       results->status = SapSolverStatus::kFactorizationFailed;
       results->message =
@@ -162,6 +180,8 @@ bool SapSolver::ComputeDirections(const std::vector<SapModel::Island>& islands,
     for (int i = 0; i < num_islands; ++i) {
       if (sparse_island_[i]) island_rcond_[i] = rcond;
     }
+    group_factored_ = !failed;
+    group_rcond_ = rcond;
   }
   stats.time_factorization += SecondsSince(t0);
   ++stats.newton_iterations;
@@ -217,8 +237,9 @@ bool SapSolver::SolveDenseIsland(const SapModel& model,
   DenseStorage& storage = dense_storage_[worker];
   const size_t entries = static_cast<size_t>(n) * n;
   if (storage.H.size() < entries) storage.H.resize(entries);
-  if (storage.rhs.size() < static_cast<size_t>(4 * n)) {
-    storage.rhs.resize(4 * n);  // the right-hand side, 3 n workspace
+  if (storage.rhs.size() < static_cast<size_t>(5 * n)) {
+    // The right-hand side, 3 n workspace, the scaling.
+    storage.rhs.resize(5 * n);
   }
   Eigen::Map<Eigen::MatrixXd> dense_H(storage.H.data(), n, n);
   Eigen::Map<Eigen::VectorXd> rhs(storage.rhs.data(), n);
@@ -250,13 +271,29 @@ bool SapSolver::SolveDenseIsland(const SapModel& model,
   for (int j = 0; j < n; ++j) {
     if (!dense_H.col(j).tail(n - j).allFinite()) return false;
   }
+  // Symmetric Jacobi scaling, H = S^-1 (S H S) S^-1 with S = diag(H)^-1/2:
+  // the LLT's accuracy is that of the scaled matrix (van der Sluis), whose
+  // condition is what the ill-conditioning test and the line search must
+  // see; the unscaled estimate also counts the spread of the island's
+  // masses (a 1 g box under a 1 t box: 1e12 unscaled, harmless).
+  Eigen::Map<Eigen::VectorXd> s(storage.rhs.data() + 4 * n, n);
+  for (int j = 0; j < n; ++j) {
+    if (!(dense_H(j, j) > 0.0)) return false;  // not positive definite
+    s(j) = 1.0 / std::sqrt(dense_H(j, j));
+  }
+  for (int j = 0; j < n; ++j) {
+    dense_H.col(j).tail(n - j) =
+        dense_H.col(j).tail(n - j).cwiseProduct(s.tail(n - j)) * s(j);
+  }
   const double l1_norm = SymmetricL1Norm(dense_H);
   const Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(dense_H);
   if (llt.info() != Eigen::Success) return false;
   // Eigen's LLT::rcond() estimate, without its temporaries.
   *rcond =
       CholeskyReciprocalCondition(dense_H, l1_norm, storage.rhs.data() + n);
+  rhs.array() *= s.array();
   llt.solveInPlace(rhs);
+  rhs.array() *= s.array();
   offset = 0;
   for (int p : island.trees) {
     dv_.segment(model.offset(p), model.size(p)) =
@@ -281,10 +318,23 @@ bool SapSolver::SolveSparseGroup(const SapModel& model, double* rcond) {
   }
   if (!factorization_->Factor(*H)) return false;
   *rcond = factorization_->ReciprocalConditionEstimate();
+  // One step of iterative refinement (docs/theory.md §8): the Newton steps
+  // of stiff contact (R ~ sigma w) solve systems with cond(H) up to ~1e10,
+  // and the step's accuracy bounds the converged impulses'. Refined only
+  // when the unrefined solve's relative round-off, about eps / rcond, comes
+  // within a factor 100 of the requested relative tolerance; else it cannot
+  // change what the stopping test sees.
+  const double eps = std::numeric_limits<double>::epsilon();
+  SolveWithGroupFactor(model, eps > 1e-2 * parameters_.rel_tolerance * *rcond);
+  return true;
+}
+
+void SapSolver::SolveWithGroupFactor(const SapModel& model, bool refine) {
   // Right-hand side: -grad (with stiction prediction's impulses, §16) on the
-  // stepping islands' trees, 0 on the others
-  // (islands do not couple, so their dv is exactly 0).
-  rhs_.setZero(H->size());
+  // stepping islands' trees, 0 on the others (islands do not couple, so
+  // their dv is exactly 0).
+  const BlockSparseSymmetricMatrix& H = group_is_everything_ ? H_ : H_group_;
+  rhs_.setZero(H.size());
   int offset = 0;
   for (int p : group_trees_) {
     if (stepping_[island_of_tree_[p]]) {
@@ -293,17 +343,10 @@ bool SapSolver::SolveSparseGroup(const SapModel& model, double* rcond) {
     }
     offset += model.size(p);
   }
-  // dv, then one step of iterative refinement (docs/theory.md §8): the
-  // Newton steps of stiff contact (R ~ sigma w) solve systems with cond(H)
-  // up to ~1e10, and the step's accuracy bounds the converged impulses'.
-  // Refined only when the unrefined solve's relative round-off, about
-  // eps / rcond, comes within a factor 100 of the requested relative
-  // tolerance; else it cannot change what the stopping test sees.
-  const double eps = std::numeric_limits<double>::epsilon();
-  if (eps > 1e-2 * parameters_.rel_tolerance * *rcond) {
+  if (refine) {
     refine_rhs_ = rhs_;
     factorization_->SolveInPlace(&rhs_);
-    H->Multiply(rhs_, &refine_product_);
+    H.Multiply(rhs_, &refine_product_);
     refine_rhs_ -= refine_product_;
     factorization_->SolveInPlace(&refine_rhs_);
     rhs_ += refine_rhs_;
@@ -318,7 +361,6 @@ bool SapSolver::SolveSparseGroup(const SapModel& model, double* rcond) {
     }
     offset += model.size(p);
   }
-  return true;
 }
 
 }  // namespace sapcontact

@@ -58,6 +58,15 @@ struct SapSolverParameters {
   /// instructions than 100 and 14% fewer than 12; the 10-box stack 18% fewer
   /// than 100 (docs/theory.md §8).
   int dense_size_threshold{30};
+  /// Stale factorization of the sparse group (docs/theory.md §8): a Newton
+  /// iteration solves with the group's last factorization of this solve
+  /// (no assembly, no factorization; still a descent direction, the line
+  /// search exact) while every stepping island of the group reduced its
+  /// scaled residual at its last iteration by at least this factor
+  /// (residual ratio <= factor_reuse_rate) and none uses stiction
+  /// prediction; else it factors again. 0: a fresh factorization at every
+  /// iteration (exact Newton steps).
+  double factor_reuse_rate{0.0};
   /// CHOLMOD's method when linear_solver is kCholmod. kAuto (cholmod_analyze
   /// decides by flops per factor entry) picks simplicial for piles, where it
   /// measured 30-40% faster than supernodal with the reference BLAS, and

@@ -150,6 +150,7 @@ SapSolverParameters DecodeParameters(ByteReader* in) {
   s.regularization.near_rigid_threshold = in->Real(0.0, 1.0);
   s.regularization.friction_regularization = in->Real(0.0, 1e-2);
   s.exclude_separated_contacts = in->Bool();
+  s.factor_reuse_rate = in->Bool() ? in->Real(0.0, 0.9) : 0.0;
   return s;
 }
 
