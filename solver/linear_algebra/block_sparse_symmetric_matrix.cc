@@ -139,6 +139,21 @@ BlockSparseSymmetricMatrix::BlockSparseSymmetricMatrix(
   }
 }
 
+void BlockSparseSymmetricMatrix::Reset(BlockSparsityPattern pattern) {
+  pattern_ = std::move(pattern);
+  diagonal_blocks_.resize(pattern_.num_blocks());
+  for (int i = 0; i < pattern_.num_blocks(); ++i) {
+    const int n_i = pattern_.block_size(i);
+    diagonal_blocks_[i].setZero(n_i, n_i);
+  }
+  const auto& off = pattern_.off_diagonal_blocks();
+  off_diagonal_blocks_.resize(off.size());
+  for (size_t b = 0; b < off.size(); ++b) {
+    off_diagonal_blocks_[b].setZero(pattern_.block_size(off[b].first),
+                                    pattern_.block_size(off[b].second));
+  }
+}
+
 void BlockSparseSymmetricMatrix::SetZero() {
   for (auto& block : diagonal_blocks_) block.setZero();
   for (auto& block : off_diagonal_blocks_) block.setZero();

@@ -89,6 +89,12 @@ class BlockSparseSymmetricMatrix {
   /// Sets every block to zero without reallocating.
   void SetZero();
 
+  /// Takes `pattern` with every block zero, as the constructor does, but
+  /// keeps the blocks it already has: a block whose size does not change
+  /// is not reallocated (a solver whose pattern changes every step but
+  /// whose blocks are all 6 x 6 allocates only when the block count grows).
+  void Reset(BlockSparsityPattern pattern);
+
   /// Diagonal block i, n_i x n_i.
   Eigen::MatrixXd& diagonal_block(int i) { return diagonal_blocks_[i]; }
   const Eigen::MatrixXd& diagonal_block(int i) const {

@@ -65,9 +65,7 @@ void SapSolver::PlanFactorization(
   }
   group_is_everything_ =
       static_cast<int>(group_trees_.size()) == model.num_trees();
-  if (H_.pattern() != model.pattern()) {
-    H_ = BlockSparseSymmetricMatrix(model.pattern());
-  }
+  if (H_.pattern() != model.pattern()) H_.Reset(model.pattern());
   if (group_trees_.empty()) return;
   // The group's factorization: CHOLMOD when asked for, else the block
   // Cholesky on the tree graph.
@@ -100,7 +98,7 @@ void SapSolver::PlanFactorization(
   }
   BlockSparsityPattern group_pattern(std::move(sizes), std::move(off));
   if (H_group_.pattern() != group_pattern) {
-    H_group_ = BlockSparseSymmetricMatrix(group_pattern);
+    H_group_.Reset(std::move(group_pattern));
   }
 }
 

@@ -133,6 +133,41 @@ TEST(BlockSparseSymmetricMatrix, MultiplyMatchesDenseOnRandomGraph) {
   EXPECT_LT((y - dense * x).norm(), 1e-13 * (dense * x).norm());
 }
 
+// Reset is the constructor on a used matrix: every block zero and shaped
+// by the new pattern, whatever the old one held, and blocks of unchanged
+// size keep their storage.
+TEST(BlockSparseSymmetricMatrix, ResetMatchesAFreshlyConstructedMatrix) {
+  std::mt19937 rng(3);
+  BlockSparseSymmetricMatrix H;
+  for (int trial = 0; trial < 20; ++trial) {
+    const int num_blocks = 1 + trial % 9;
+    BlockSparsityPattern pattern(
+        test::RandomBlockSizes(num_blocks, trial % 2 ? 6 : 1 + trial % 4, &rng),
+        test::RandomEdges(num_blocks, 2 * num_blocks, &rng));
+    H.Reset(pattern);
+    const BlockSparseSymmetricMatrix fresh(pattern);
+    ASSERT_EQ(H.pattern(), fresh.pattern());
+    EXPECT_EQ(H.ToDense(), fresh.ToDense()) << "trial " << trial;
+    EXPECT_EQ(H.ToDense(), Eigen::MatrixXd::Zero(H.size(), H.size()));
+    // Usable as a fresh one: filled, it multiplies as its dense form.
+    test::FillRandomSpd(&H, &rng);
+    const Eigen::VectorXd x = test::RandomVector(H.size(), &rng);
+    Eigen::VectorXd y;
+    H.Multiply(x, &y);
+    const Eigen::MatrixXd dense = H.ToDense();
+    EXPECT_LT((y - dense * x).norm(), 1e-13 * (1.0 + (dense * x).norm()));
+  }
+  // Same block sizes: the storage stays where it was.
+  BlockSparseSymmetricMatrix K(BlockSparsityPattern({6, 6, 6}, {{1, 0}}));
+  const double* diagonal = K.diagonal_block(2).data();
+  const double* off = K.off_diagonal_block(0).data();
+  K.diagonal_block(2).setOnes();
+  K.Reset(BlockSparsityPattern({6, 6, 6}, {{2, 1}}));
+  EXPECT_EQ(K.diagonal_block(2).data(), diagonal);
+  EXPECT_EQ(K.off_diagonal_block(0).data(), off);
+  EXPECT_EQ(K.ToDense(), Eigen::MatrixXd::Zero(18, 18));
+}
+
 TEST(BlockSparseSymmetricMatrix, RejectsBadShapesSizesAndNonFinite) {
   BlockSparseSymmetricMatrix H(BlockSparsityPattern({2, 3}, {{1, 0}}));
   Eigen::VectorXd y;
