@@ -183,10 +183,12 @@ class SapSolver {
                         int worker, double* rcond);
   static constexpr int kIslandGrain = 16;
   // body(i, worker) for each island index i in [0, n), on the pool when
-  // parameters_.threads > 1, else in order on this thread.
+  // parameters_.threads > 1 and there is more than one hand-out of
+  // kIslandGrain islands, else in order on this thread (one hand-out would
+  // run on one thread anyway, after waking the pool for nothing).
   template <class Body>
   void ForEachIsland(int n, Body&& body) {
-    if (pool_) {
+    if (pool_ && n > kIslandGrain) {
       // Contiguous runs of islands per hand-out: neighbouring islands'
       // segments of the workspaces share cache lines.
       pool_->ForEach(n, body, kIslandGrain);
