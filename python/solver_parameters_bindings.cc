@@ -138,6 +138,11 @@ void DefineSolverParameters(py::module_& m) {
                   &SapSolverParameters::warm_start_lowest_cost,
                   "Start each island from the guess or v* of lowest cost "
                   "(True).");
+  c.def_readwrite("warm_start_at_rest",
+                  &SapSolverParameters::warm_start_at_rest,
+                  "With warm_start_lowest_cost: an island whose first guess "
+                  "carries less momentum than the step adds tries v = 0 first "
+                  "(docs/theory.md §7; True).");
   c.def_readwrite("stiction_prediction",
                   &SapSolverParameters::stiction_prediction,
                   "Model contacts whose slip Newton reverses as sticking for "

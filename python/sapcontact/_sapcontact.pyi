@@ -43,6 +43,7 @@ class SapSolverParameters:
     cholmod_factor: str  # 'auto' | 'supernodal' | 'simplicial'
     islands: bool  # (True)
     warm_start_lowest_cost: bool  # (True)
+    warm_start_at_rest: bool  # (True)
     stiction_prediction: bool  # (True)
     stiction_prediction_min_step: float  # (0.05)
     exclude_separated_contacts: bool  # (True)

@@ -64,6 +64,10 @@ struct SolverSettings {
   /// Newton work (SapSolverParameters::exclude_separated_contacts; the
   /// solution is the same); false: every contact is a constraint.
   bool exclude_separated_contacts{true};
+  /// An island whose warm start carries less momentum than the step adds
+  /// tries v = 0 first (SapSolverParameters::warm_start_at_rest; within the
+  /// same tolerance); false: only the guesses and v*.
+  bool warm_start_at_rest{true};
   /// The supported Delassus estimate for heavy-on-light contacts
   /// (docs/theory.md §19); false: SAP's plain estimate.
   bool supported_delassus_estimate{true};

@@ -225,6 +225,10 @@ void SceneParser::ParseSolver(const YAML::Node& n, SolverSettings* s) {
     s->exclude_separated_contacts = r_.Bool(
         n["exclude_separated_contacts"], "solver.exclude_separated_contacts");
   }
+  if (n["warm_start_at_rest"]) {
+    s->warm_start_at_rest =
+        r_.Bool(n["warm_start_at_rest"], "solver.warm_start_at_rest");
+  }
   if (n["supported_delassus_estimate"]) {
     s->supported_delassus_estimate = r_.Bool(
         n["supported_delassus_estimate"], "solver.supported_delassus_estimate");

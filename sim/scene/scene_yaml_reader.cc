@@ -37,6 +37,7 @@ const std::vector<std::string>& SolverKeys() {
                                           "linear_solver",
                                           "stiction_prediction",
                                           "exclude_separated_contacts",
+                                          "warm_start_at_rest",
                                           "supported_delassus_estimate",
                                           "line_search_slope_ratio",
                                           "factor_reuse_rate",

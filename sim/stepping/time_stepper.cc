@@ -139,6 +139,7 @@ SapSolverParameters MakeSapParameters(const SolverSettings& s) {
                       : LineSearchType::kBacktracking;
   p.stiction_prediction = s.stiction_prediction;
   p.exclude_separated_contacts = s.exclude_separated_contacts;
+  p.warm_start_at_rest = s.warm_start_at_rest;
   p.regularization.supported_delassus_estimate = s.supported_delassus_estimate;
   p.line_search_slope_ratio = s.line_search_slope_ratio;
   p.factor_reuse_rate = s.factor_reuse_rate;

@@ -393,7 +393,8 @@ void SapSolver::InitializeIterate(const std::vector<SapModel::Island>& islands,
     for (NewtonIslandState& st : island_state_) {
       st.earlier_iterations = earlier_rounds;
     }
-    start_candidate_.assign(num_islands, -2);
+    start_candidate_.assign(num_islands,
+                            SapIslandStatistics::kStartFromIterate);
     return;
   }
   v_ = num_guesses_ > 0 ? gathered_guesses_[0] : model.v_star();
@@ -426,6 +427,10 @@ void SapSolver::InitializeIterate(const std::vector<SapModel::Island>& islands,
     }
   }
   start_candidate_.assign(num_islands, num_guesses_ > 0 ? 0 : -1);
+  if (num_guesses_ > 0 && parameters_.warm_start_at_rest &&
+      rest_start_.size() != nv) {
+    rest_start_.setZero(nv);
+  }
   if (num_guesses_ > 0 && parameters_.warm_start_lowest_cost) {
     ChooseStarts(islands);
   }
@@ -446,6 +451,22 @@ void SapSolver::ChooseStarts(const std::vector<SapModel::Island>& islands) {
     const SapModel::Island& island = islands[i];
     // Guesses in the caller's order; the first optimal one ends the
     // search (resting islands: one evaluation), v* comes last.
+    if (parameters_.warm_start_at_rest &&
+        AtRest(island, gathered_guesses_[0])) {
+      const IslandEvaluation at_rest =
+          EvaluateIsland(island, rest_start_, nullptr);
+      if (at_rest.optimal()) {
+        NewtonIslandState& st = island_state_[i];
+        st.active = false;
+        st.cost = at_rest.cost;
+        st.relative_residual = at_rest.relative_residual();
+        start_candidate_[i] = SapIslandStatistics::kStartAtRest;
+        for (int p : island.trees) {
+          v_.segment(model.offset(p), model.size(p)).setZero();
+        }
+        return;
+      }
+    }
     int best = 0;
     IslandEvaluation best_start =
         EvaluateIsland(island, gathered_guesses_[0], nullptr);
@@ -476,6 +497,25 @@ void SapSolver::ChooseStarts(const std::vector<SapModel::Island>& islands) {
       v_.segment(o, n) = start.segment(o, n);
     }
   });
+}
+
+bool SapSolver::AtRest(const SapModel::Island& island,
+                       const Eigen::VectorXd& guess) {
+  // r_ and Ar_ are workspaces here (EvaluateIsland writes them next); each
+  // island touches only its own trees' segments.
+  const SapModel& model = model_;
+  for (int p : island.trees) {
+    const int o = model.offset(p), n = model.size(p);
+    r_.segment(o, n) = guess.segment(o, n);
+  }
+  model.MultiplyA(island, r_, &Ar_);
+  const double momentum = IslandNorm(island, Ar_);
+  for (int p : island.trees) {
+    const int o = model.offset(p), n = model.size(p);
+    r_.segment(o, n) = model.v_star().segment(o, n) - guess.segment(o, n);
+  }
+  model.MultiplyA(island, r_, &Ar_);
+  return momentum <= IslandNorm(island, Ar_);
 }
 
 double SapSolver::IslandNorm(const SapModel::Island& island,

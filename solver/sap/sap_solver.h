@@ -117,6 +117,9 @@ class SapSolver {
   // Per island, the start of lowest cost among the guesses and v*
   // (SapSolverParameters::warm_start_lowest_cost).
   void ChooseStarts(const std::vector<SapModel::Island>& islands);
+  // Whether the island's guess carries less momentum than the step adds,
+  // ||D A v_g|| <= ||D A (v* - v_g)|| (warm_start_at_rest).
+  bool AtRest(const SapModel::Island& island, const Eigen::VectorXd& guess);
   // After Newton: the left-out contacts' velocities at v_ into vc_ (zero
   // impulse into gamma_); true if any of them would push there (marked in
   // pushing_). BringBackPushingContacts returns them to the graph and
@@ -240,6 +243,8 @@ class SapSolver {
   std::vector<char> sparse_island_, stepping_;
   std::vector<int> start_candidate_;
   std::vector<Eigen::VectorXd> gathered_guesses_;
+  // v = 0, the start of an island at rest (warm_start_at_rest).
+  Eigen::VectorXd rest_start_;
   int num_guesses_{0};
   // Per contact: in the model's graph, and (left out) pushing at v_.
   std::vector<char> active_, pushing_;

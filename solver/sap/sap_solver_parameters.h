@@ -89,6 +89,12 @@ struct SapSolverParameters {
   /// (each costs one evaluation of l, no factorization); false always
   /// starts from the first guess.
   bool warm_start_lowest_cost{true};
+  /// With guesses and warm_start_lowest_cost: true first tries v = 0 on an
+  /// island whose first guess carries less momentum than the step adds, ||D A
+  /// v_g|| <= ||D A (v* - v_g)|| (an island at rest); it starts there if v = 0
+  /// passes the optimality test (docs/theory.md §7, "Start at rest"). One
+  /// evaluation of l per resting island; moving islands never try it.
+  bool warm_start_at_rest{true};
   /// Stiction prediction (docs/theory.md §16): a sliding contact whose slip
   /// the Newton step reverses (v_t . (v_t + dv_t) < 0 at the full step) is,
   /// at the next Newton iteration while it still slides, modeled as sticking

@@ -38,8 +38,12 @@ struct SapIslandStatistics {
   bool dense{false};
   /// Where Newton started: -1 at v*, g >= 0 at the caller's guess g
   /// (SapSolver::SolveFromCandidates; SapSolverParameters::
-  /// warm_start_lowest_cost).
+  /// warm_start_lowest_cost), kStartAtRest at v = 0
+  /// (warm_start_at_rest), kStartFromIterate where Newton went on after
+  /// left-out contacts came back.
   int start_candidate{-1};
+  static constexpr int kStartFromIterate = -2;
+  static constexpr int kStartAtRest = -3;
   /// Scaled residual (relative) and cost [J] at the end.
   double final_scaled_residual{0.0};
   double final_cost{0.0};

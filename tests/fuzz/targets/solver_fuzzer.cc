@@ -151,6 +151,7 @@ SapSolverParameters DecodeParameters(ByteReader* in) {
   s.regularization.friction_regularization = in->Real(0.0, 1e-2);
   s.exclude_separated_contacts = in->Bool();
   s.factor_reuse_rate = in->Bool() ? in->Real(0.0, 0.9) : 0.0;
+  s.warm_start_at_rest = in->Bool();
   return s;
 }
 
