@@ -205,6 +205,11 @@ int Run(const RunOptions& o) {
                    warning);
       scene.warnings.push_back(warning);  // into summary.json
     }
+    for (const std::string& w : SelfCollisionOverlapWarnings(scene)) {
+      std::fprintf(stderr, "sapsim: warning: %s: %s\n", o.scene.c_str(),
+                   w.c_str());
+      scene.warnings.push_back(w);
+    }
   } catch (const CollisionLimitError& e) {
     RemoveOutputs(o.out);
     const std::vector<std::string> names = ColliderBodyNames(scene);

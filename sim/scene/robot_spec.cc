@@ -59,4 +59,10 @@ Eigen::VectorXd RobotInitialVelocities(const RobotSpec& robot) {
   return v;
 }
 
+LinkCollisionFilter RobotCollisionFilter(const RobotSpec& robot) {
+  LinkCollisionFilter filter(robot.description.tree, robot.collision_adjacent);
+  for (const auto& [a, b] : robot.collision_filter_pairs) filter.Exclude(a, b);
+  return filter;
+}
+
 }  // namespace sapcontact

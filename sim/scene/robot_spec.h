@@ -6,9 +6,11 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sapcontact/sim/geometry/pose.h"
+#include "sapcontact/sim/robot/collision_filter.h"
 #include "sapcontact/sim/robot/robot_description.h"
 #include "sapcontact/sim/scene/time_function.h"
 
@@ -65,8 +67,22 @@ struct RobotSpec {
   /// Material of every link's collision geometry; index in Scene::materials.
   std::string material{"default"};
   int material_index{0};
-  /// Contacts between non-adjacent links of this robot (default off).
+  /// Contacts between this robot's links (default off), except the pairs
+  /// the collision filter excludes (RobotCollisionFilter).
   bool self_collision{false};
+  /// Collision filter (docs/robots.md, "Collision filters"; YAML
+  /// collision_filter: {adjacent, pairs} and srdf): links within
+  /// `collision_adjacent` joints of each other (links welded by fixed
+  /// joints counting as one body; default 1: parent and child) and the
+  /// named pairs (link indices of description.tree, from
+  /// collision_filter.pairs and the SRDF's <disable_collisions>) never
+  /// collide with each other.
+  int collision_adjacent{1};
+  std::vector<std::pair<int, int>> collision_filter_pairs;
+  /// The SRDF file as written and resolved against the scene file's folder
+  /// (empty: none).
+  std::string srdf;
+  std::string srdf_path;
   /// UrdfOptions (sim/robot/urdf_loader.h).
   bool skip_unsupported{false};
   bool cylinders_as_capsules{false};
@@ -123,5 +139,10 @@ struct ExternalForce {
   /// centre of mass).
   Vector3 point{Vector3::Zero()};
 };
+
+/// The link pairs of the robot that never collide with each other: its
+/// collision_adjacent and collision_filter_pairs (docs/robots.md,
+/// "Collision filters").
+LinkCollisionFilter RobotCollisionFilter(const RobotSpec& robot);
 
 }  // namespace sapcontact

@@ -27,6 +27,7 @@ enum class Section {
   kRobots,  // the list, robots addressed by name
   kRobot,
   kRobotBase,
+  kRobotCollisionFilter,
   kJointStates,  // robots.<name>.joints: map joint name -> state
   kJointState,
   kActuations,  // robots.<name>.actuation: map joint name -> actuator
@@ -197,12 +198,16 @@ class Applier {
       case Section::kRobot:
         check(RobotKeys());
         if (k == "base") return Section::kRobotBase;
+        if (k == "collision_filter") return Section::kRobotCollisionFilter;
         if (k == "joints") return Section::kJointStates;
         if (k == "actuation") return Section::kActuations;
         return Section::kScalar;
       case Section::kRobotBase:
         check(RobotBaseKeys());
         break;
+      case Section::kRobotCollisionFilter:
+        check(RobotCollisionFilterKeys());
+        return Section::kScalar;
       case Section::kJointStates:
         return Section::kJointState;  // any joint name (checked on load)
       case Section::kJointState:

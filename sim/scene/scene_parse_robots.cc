@@ -1,11 +1,14 @@
 // Robots of a scene file (URDF, base, joint states, actuation) and external
 // forces (docs/robots.md, docs/scenes.md; scene_parser.h).
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 #include <string>
 #include <utility>
 
+#include "sapcontact/sim/robot/srdf_reader.h"
 #include "sapcontact/sim/robot/urdf_loader.h"
+#include "sapcontact/sim/scene/nearest_names.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/scene/scene_parser.h"
 
@@ -115,6 +118,11 @@ RobotSpec SceneParser::ParseRobot(const YAML::Node& n, const std::string& field,
                 std::to_string(limits::kMaxRobotJoints) +
                 " (docs/scenes.md, Limits)");
   }
+  if (n["collision_filter"]) {
+    ParseCollisionFilter(n["collision_filter"], field + ".collision_filter",
+                         &r);
+  }
+  if (n["srdf"]) ParseSrdf(n["srdf"], field + ".srdf", &r);
   if (n["joints"]) ParseJointStates(n["joints"], field + ".joints", &r);
   if (n["actuation"]) {
     ParseActuation(n["actuation"], field + ".actuation", &r);
@@ -175,6 +183,103 @@ void SceneParser::ParsePackagePaths(const YAML::Node& n,
                                    : ""));
     }
     r->package_paths[package] = resolved;
+  }
+}
+
+namespace {
+
+// The index of link `name` of the robot, or -1 with the nearest names in
+// *nearest.
+int FindLink(const RobotSpec& r, const std::string& name,
+             std::string* nearest) {
+  const MultibodyTree& tree = r.description.tree;
+  const int l = tree.FindLink(name);
+  if (l >= 0) return l;
+  std::vector<std::string> names;
+  for (int k = 0; k < tree.num_links(); ++k) {
+    names.push_back(tree.link(k).name);
+  }
+  *nearest = NearestNames(name, names);
+  return -1;
+}
+
+}  // namespace
+
+void SceneParser::ParseCollisionFilter(const YAML::Node& n,
+                                       const std::string& field, RobotSpec* r) {
+  r_.CheckMap(n, field, scene_internal::RobotCollisionFilterKeys());
+  if (n["adjacent"]) {
+    const double adjacent = r_.NonNegative(n["adjacent"], field + ".adjacent");
+    if (adjacent != std::floor(adjacent)) {
+      r_.Fail(n["adjacent"], field + ".adjacent",
+              "expected a whole number of joints");
+    }
+    r_.CheckRange(n["adjacent"], field + ".adjacent", adjacent, 0,
+                  limits::kMaxRobotJoints, "joints",
+                  "more than the robot's joints");
+    r->collision_adjacent = static_cast<int>(adjacent);
+  }
+  const YAML::Node pairs = n["pairs"];
+  if (!pairs) return;
+  if (!pairs.IsSequence()) {
+    r_.Fail(pairs, field + ".pairs",
+            "expected a list of link pairs ([[link_a, link_b], ...])");
+  }
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const YAML::Node p = pairs[i];
+    const std::string f = field + ".pairs[" + std::to_string(i) + "]";
+    if (!p.IsSequence() || p.size() != 2) {
+      r_.Fail(p, f, "expected a pair of link names [link_a, link_b]");
+    }
+    int links[2];
+    for (int k = 0; k < 2; ++k) {
+      const std::string name = r_.String(p[k], f);
+      std::string nearest;
+      links[k] = FindLink(*r, name, &nearest);
+      if (links[k] < 0) {
+        r_.Fail(p[k], f,
+                "robot '" + r->name + "' has no link named '" + name +
+                    "' (nearest: " + nearest + ")");
+      }
+    }
+    r->collision_filter_pairs.emplace_back(links[0], links[1]);
+  }
+}
+
+void SceneParser::ParseSrdf(const YAML::Node& n, const std::string& field,
+                            RobotSpec* r) {
+  namespace fs = std::filesystem;
+  r->srdf = r_.String(n, field);
+  const fs::path p(r->srdf);
+  r->srdf_path =
+      p.is_absolute()
+          ? r->srdf
+          : (fs::path(r_.file()).parent_path() / p).lexically_normal().string();
+  std::vector<SrdfDisabledPair> pairs;
+  try {
+    pairs = LoadSrdfDisabledCollisions(r->srdf_path);
+  } catch (const std::invalid_argument& e) {
+    r_.Fail(
+        n, field,
+        std::string("cannot load the SRDF: ") + e.what() +
+            (r->srdf_path != r->srdf ? " (relative to the scene file's folder)"
+                                     : ""));
+  }
+  for (const SrdfDisabledPair& pair : pairs) {
+    int links[2];
+    const std::string* names[2] = {&pair.link1, &pair.link2};
+    for (int k = 0; k < 2; ++k) {
+      std::string nearest;
+      links[k] = FindLink(*r, *names[k], &nearest);
+      if (links[k] < 0) {
+        r_.Fail(n, field,
+                r->srdf_path + ":" + std::to_string(pair.line) +
+                    ": <disable_collisions>: robot '" + r->name +
+                    "' has no link named '" + *names[k] +
+                    "' (nearest: " + nearest + ")");
+      }
+    }
+    r->collision_filter_pairs.emplace_back(links[0], links[1]);
   }
 }
 

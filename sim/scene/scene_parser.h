@@ -100,6 +100,11 @@ class SceneParser {
   void ParsePackagePaths(const YAML::Node& n, const std::string& field,
                          RobotSpec* r);
 
+  // collision_filter: {adjacent, pairs} and srdf: FILE (after the URDF).
+  void ParseCollisionFilter(const YAML::Node& n, const std::string& field,
+                            RobotSpec* r);
+  void ParseSrdf(const YAML::Node& n, const std::string& field, RobotSpec* r);
+
   // The tree index of the 1-DOF joint named by `key` (a key of joints: or
   // actuation:), which must not be a mimic follower.
   int OneDofJoint(const YAML::Node& key, const std::string& field,

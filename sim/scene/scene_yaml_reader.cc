@@ -85,12 +85,19 @@ const std::vector<std::string>& RobotKeys() {
                                           "actuation",
                                           "material",
                                           "self_collision",
+                                          "collision_filter",
+                                          "srdf",
                                           "joint_limits",
                                           "skip_unsupported",
                                           "cylinders_as_capsules",
                                           "package_paths"};
   return k;
 }
+const std::vector<std::string>& RobotCollisionFilterKeys() {
+  static const std::vector<std::string> k{"adjacent", "pairs"};
+  return k;
+}
+
 const std::vector<std::string>& RobotBaseKeys() {
   static const std::vector<std::string> k{
       "position", "rpy", "quaternion", "fixed", "velocity", "angular_velocity"};

@@ -26,6 +26,7 @@ const std::vector<std::string>& CollisionKeys();
 const std::vector<std::string>& PrescribedKeys();
 const std::vector<std::string>& RobotKeys();
 const std::vector<std::string>& RobotBaseKeys();
+const std::vector<std::string>& RobotCollisionFilterKeys();
 const std::vector<std::string>& JointStateKeys();
 const std::vector<std::string>& ActuationKeys();
 const std::vector<std::string>& ExternalForceKeys();

@@ -1,8 +1,13 @@
 #include "sapcontact/sim/stepping/scene_collision.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "sapcontact/sim/scene/scene_limits.h"
 
 namespace sapcontact {
 
@@ -66,6 +71,68 @@ std::vector<bool> FixedColliders(const Scene& scene) {
   return fixed;
 }
 
+std::vector<std::string> SelfCollisionOverlapWarnings(const Scene& scene) {
+  std::vector<std::string> warnings;
+  for (const RobotSpec& robot : scene.robots) {
+    if (!robot.self_collision) continue;
+    const RobotDescription& d = robot.description;
+    const std::vector<bool> moves = MovingLinks(d.tree);
+    std::vector<CollisionGeometry> g;
+    for (const RobotGeometry& geometry : d.geometries) {
+      g.push_back({geometry.shape, !moves[geometry.link]});
+    }
+    const LinkCollisionFilter filter = RobotCollisionFilter(robot);
+    const int n = static_cast<int>(d.geometries.size());
+    std::vector<std::pair<int, int>> excluded;
+    for (int i = 0; i < n; ++i) {
+      for (int j = i + 1; j < n; ++j) {
+        if (filter.Excluded(d.geometries[i].link, d.geometries[j].link)) {
+          excluded.emplace_back(i, j);
+        }
+      }
+    }
+    CollisionDetector detector(std::move(g));
+    detector.SetExcludedPairs(std::move(excluded));
+    std::vector<Eigen::Isometry3d> X_WL;
+    CalcLinkPoses(d.tree, RobotInitialPositions(robot), &X_WL);
+    std::vector<Pose> poses;
+    AppendGeometryPoses(d, X_WL, &poses);
+    CollisionOptions options;
+    options.margin = 0.0;
+    // The deepest overlap of each pair of links (smaller index first).
+    std::map<std::pair<int, int>, double> depth;
+    for (const ContactPoint& c : detector.FindContacts(poses, options)) {
+      int a = d.geometries[c.body_a].link, b = d.geometries[c.body_b].link;
+      if (a > b) std::swap(a, b);
+      double& deepest = depth[{a, b}];
+      deepest = std::max(deepest, -c.phi);
+    }
+    std::vector<std::pair<double, std::pair<int, int>>> deep;
+    for (const auto& [pair, overlap] : depth) {
+      if (overlap > scene_limits::kOverlapWarning) {
+        deep.emplace_back(overlap, pair);
+      }
+    }
+    std::stable_sort(
+        deep.begin(), deep.end(),
+        [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (const auto& [overlap, pair] : deep) {
+      const std::string& a = d.tree.link(pair.first).name;
+      const std::string& b = d.tree.link(pair.second).name;
+      char depth_text[32];
+      std::snprintf(depth_text, sizeof(depth_text), "%.3g", overlap);
+      warnings.push_back(
+          "robot '" + robot.name + "': links '" + a + "' and '" + b +
+          "' overlap by " + depth_text +
+          " m at the start and are not filtered: the contact pushes them "
+          "apart at the first step; if they overlap by construction add [" +
+          a + ", " + b + "] to robots." + robot.name +
+          ".collision_filter.pairs (docs/robots.md, Collision filters)");
+    }
+  }
+  return warnings;
+}
+
 CollisionDetector MakeCollisionDetector(const Scene& scene) {
   std::vector<CollisionGeometry> g;
   g.reserve(scene.bodies.size());
@@ -78,13 +145,12 @@ CollisionDetector MakeCollisionDetector(const Scene& scene) {
     for (const RobotGeometry& geometry : d.geometries) {
       g.push_back({geometry.shape, !moves[geometry.link]});
     }
+    const LinkCollisionFilter filter = RobotCollisionFilter(robot);
     const int n = static_cast<int>(d.geometries.size());
     for (int i = 0; i < n; ++i) {
       for (int j = i + 1; j < n; ++j) {
-        const int li = d.geometries[i].link, lj = d.geometries[j].link;
-        const bool adjacent = li == lj || d.tree.joint(li).parent == lj ||
-                              d.tree.joint(lj).parent == li;
-        if (!robot.self_collision || adjacent) {
+        if (!robot.self_collision ||
+            filter.Excluded(d.geometries[i].link, d.geometries[j].link)) {
           excluded.emplace_back(first + i, first + j);
         }
       }

@@ -38,8 +38,20 @@ std::vector<bool> FixedColliders(const Scene& scene);
 
 /// A CollisionDetector over the scene's bodies and robot geometries, with
 /// the pairs that must not collide excluded: all pairs within a robot, or,
-/// with self_collision, those on one link or on a parent and child link.
+/// with self_collision, those its collision filter excludes
+/// (RobotCollisionFilter: links welded together or within
+/// collision_adjacent joints, and the named pairs).
 /// @throws std::invalid_argument as the CollisionDetector constructor.
 CollisionDetector MakeCollisionDetector(const Scene& scene);
+
+/// One warning per pair of links of a robot with self_collision that
+/// overlap by more than scene_limits::kOverlapWarning at the initial
+/// positions and that the collision filter lets collide, deepest first:
+/// "robot 'atlas': links 'l_uleg' and 'l_lleg' overlap by 0.078 m at the
+/// start and are not filtered: the contact pushes them apart at the first
+/// step; if they overlap by construction add [l_uleg, l_lleg] to
+/// robots.atlas.collision_filter.pairs (docs/robots.md, Collision
+/// filters)". Empty when no robot has self_collision.
+std::vector<std::string> SelfCollisionOverlapWarnings(const Scene& scene);
 
 }  // namespace sapcontact

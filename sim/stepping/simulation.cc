@@ -344,7 +344,7 @@ std::string SummaryToJson(const Scene& scene, const SimulationSummary& s) {
   j["energy_initial_J"] = s.energy_initial_J;
   j["energy_max_J"] = s.energy_max_J;
   j["energy_max_increase_rel"] = s.energy_max_increase_rel;
-  j["warnings"] = scene.warnings;
+  j["warnings"] = s.warnings.empty() ? scene.warnings : s.warnings;
   nlohmann::ordered_json bodies = nlohmann::ordered_json::array();
   for (size_t b = 0; b < scene.bodies.size() && b < s.final_state.size(); ++b) {
     const BodyState& st = s.final_state[b];
@@ -622,6 +622,7 @@ SimulationSummary RunSimulation(const Scene& scene,
     s.energy_max_increase_rel =
         gain / std::max(std::abs(s.energy_initial_J), std::abs(gain));
   }
+  s.warnings = stepper.scene().warnings;
   s.final_state = stepper.state();
   s.final_robot_state = stepper.robot_states();
   for (size_t r = 0; r < scene.robots.size(); ++r) {

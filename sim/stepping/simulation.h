@@ -69,6 +69,9 @@ inline constexpr double kHoverReportThreshold = 1e-5;
 
 struct SimulationSummary {
   int steps{0};
+  /// The scene's warnings (Scene::warnings) and those the time stepper
+  /// adds (SelfCollisionOverlapWarnings), as summary.json lists them.
+  std::vector<std::string> warnings;
   double time_step{0.0};         ///< [s]
   double wall_time_s{0.0};       ///< whole run [s]
   double solver_time_s{0.0};     ///< contact problem build + solve [s]

@@ -172,6 +172,14 @@ TimeStepper::TimeStepper(const Scene& scene)
     : scene_(Validated(scene)),
       collision_(MakeCollisionDetector(scene)),
       sap_(MakeSapParameters(scene.solver)) {
+  // Links that overlap at the start and may collide (after the scene's
+  // own warnings; sapsim run adds them to the scene before the run).
+  for (std::string& w : SelfCollisionOverlapWarnings(scene_)) {
+    if (std::find(scene_.warnings.begin(), scene_.warnings.end(), w) ==
+        scene_.warnings.end()) {
+      scene_.warnings.push_back(std::move(w));
+    }
+  }
   const int nb = static_cast<int>(scene_.bodies.size());
   state_.resize(nb);
   applied_force_.assign(nb, Vector3::Zero());
