@@ -69,5 +69,8 @@ void DefineSimulationControl(py::class_<PySimulation>& c);
 /// Simulation's robot methods: joints, links, robot state
 /// (simulation_robot_bindings.cc).
 void DefineSimulationRobots(py::class_<PySimulation>& c);
+/// Simulation's robot dynamics: mass matrix, bias and gravity forces,
+/// centre of mass, limits, inertias (simulation_dynamics_bindings.cc).
+void DefineSimulationDynamics(py::class_<PySimulation>& c);
 
 }  // namespace sapcontact::python

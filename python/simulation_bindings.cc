@@ -288,6 +288,7 @@ void DefineSimulation(py::module_& m) {
 
   DefineSimulationControl(c);
   DefineSimulationRobots(c);
+  DefineSimulationDynamics(c);
 
   c.def(
        "last_problem",

@@ -573,6 +573,20 @@ class Simulation:
         point: Optional[_ArrayLike] = None,
     ) -> _FloatArray:
         """(6, nv): linear velocity of point (link frame), angular velocity."""
+    def mass_matrix(self, robot: Union[str, int]) -> _FloatArray:
+        """M(q), (nv, nv): the kinetic energy is v' M v / 2."""
+    def bias_forces(self, robot: Union[str, int]) -> _FloatArray:
+        """c(q, v), (nv,): M dv/dt + c = tau (Coriolis, centrifugal, gravity)."""
+    def gravity_forces(self, robot: Union[str, int]) -> _FloatArray:
+        """g(q) = c(q, 0), (nv,): the torques that hold the robot still."""
+    def center_of_mass(self, robot: Union[str, int]) -> _FloatArray:
+        """(3,) [m], world frame."""
+    def center_of_mass_jacobian(self, robot: Union[str, int]) -> _FloatArray:
+        """(3, nv): the centre of mass's velocity is J v."""
+    def joint_limits(self, robot: Union[str, int]) -> Dict[str, Any]:
+        """joints, lower, upper, velocity, effort (joint_names order)."""
+    def link_inertias(self, robot: Union[str, int]) -> Dict[str, Any]:
+        """links, mass (n,), com (n, 3) link frame, inertia (n, 3, 3)."""
     def last_problem(self) -> SapProblem: ...
     def last_results(self) -> SapResults: ...
     def step_derivatives(

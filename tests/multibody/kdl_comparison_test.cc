@@ -30,6 +30,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <kdl/chain.hpp>
 #include <kdl/chaindynparam.hpp>
 #include <kdl/jacobian.hpp>
@@ -44,6 +45,7 @@
 #include <vector>
 
 #include "sapcontact/multibody/multibody_tree.h"
+#include "sapcontact/sim/robot/urdf_loader.h"
 #include "tests/multibody/random_tree.h"
 
 namespace sapcontact {
@@ -333,6 +335,38 @@ TEST(KdlComparison, RandomTreesAgreeTo1e10) {
   RecordProperty("worst_jacobian", std::to_string(worst.jacobian));
   RecordProperty("worst_mass_matrix", std::to_string(worst.mass));
   RecordProperty("worst_inverse_dynamics", std::to_string(worst.inverse));
+}
+
+// The robots of Debian's dart-doc as the URDF loader builds them (fixed
+// joints, meshes' inertias, a floating base): the dynamics a controller
+// reads (mass matrix, bias and gravity forces: sim/stepping/
+// robot_dynamics.h) agree with KDL to 1e-10.
+TEST(KdlComparison, DebianRobotsAgreeTo1e10) {
+  const char* kRobots[] = {
+      "/usr/share/doc/dart/data/urdf/KR5/KR5 sixx R650.urdf",
+      "/usr/share/doc/dart/data/sdf/atlas/atlas_v3_no_head.urdf",
+      "/usr/share/doc/dart/data/urdf/drchubo/drchubo.urdf"};
+  std::mt19937 rng(4242);
+  Worst worst;
+  for (const char* path : kRobots) {
+    if (!std::filesystem::exists(path)) {
+      GTEST_SKIP() << path << " missing (Debian package dart-doc)";
+    }
+    for (const bool floating : {false, true}) {
+      UrdfOptions options;
+      options.skip_unsupported = true;
+      options.floating_base = floating;
+      options.package_paths["drchubo"] =
+          "/usr/share/doc/dart/data/urdf/drchubo";
+      const RobotDescription robot = LoadUrdf(path, options);
+      SCOPED_TRACE(std::string(path) + (floating ? " floating" : " fixed"));
+      CompareWithKdl(robot.tree, RandomPositions(robot.tree, rng), rng, &worst);
+    }
+  }
+  std::printf(
+      "[ Debian robots vs KDL ] pose %.2e jacobian %.2e mass %.2e inverse "
+      "dynamics %.2e\n",
+      worst.pose, worst.jacobian, worst.mass, worst.inverse);
 }
 
 TEST(KdlComparison, ChainsAgreeWithChainDynParamTo1e10) {
