@@ -190,6 +190,59 @@ void DefineSimulationRobots(py::class_<PySimulation>& c) {
       "The robot's actuated joints go back to the scene's target "
       "functions.");
   c.def(
+      "set_actuation_gains",
+      [](PySimulation& s, const py::object& robot, const py::object& kp,
+         const py::object& kd, const py::object& joint) {
+        const int r = s.RobotIndex(robot);
+        const auto lock = s.Lock();
+        if (!joint.is_none()) {
+          const std::string name = py::str(joint);
+          s.JointIndex(r, name);  // ValueError naming the nearest joints
+          s.stepper->SetActuationGains(r, name, kp.cast<double>(),
+                                       kd.cast<double>());
+          return;
+        }
+        const Eigen::Index n =
+            static_cast<Eigen::Index>(s.JointNames(r).size());
+        auto per_joint = [&](const py::object& x, const char* what) {
+          if (py::isinstance<py::float_>(x) || py::isinstance<py::int_>(x)) {
+            return Eigen::VectorXd::Constant(n, x.cast<double>()).eval();
+          }
+          return ToVector(x, what);
+        };
+        s.stepper->SetActuationGains(r, per_joint(kp, "kp"),
+                                     per_joint(kd, "kd"));
+      },
+      py::arg("robot"), py::arg("kp"), py::arg("kd"),
+      py::arg("joint") = py::none(),
+      "Implicit PD gains from the next step on (stable for any gains; "
+      "docs/robots.md, \"Actuation at run time\"): kp [N m/rad or N/m] and "
+      "kd [N m s/rad or N s/m] of one joint (joint=...), or of every joint: "
+      "numbers for all, or arrays in joint_names order (mimic followers' "
+      "entries ignored: they follow their leader). A joint without "
+      "actuation gains one, which holds its current position until "
+      "set_actuation_targets; its effort limit is the URDF's. Raises "
+      "ValueError for gains < 0, kp + kd = 0 or a wrong size.");
+  c.def(
+      "set_actuation_targets",
+      [](PySimulation& s, const py::object& robot, const py::object& q,
+         const py::object& v) {
+        const int r = s.RobotIndex(robot);
+        const auto lock = s.Lock();
+        const Eigen::VectorXd qd = ToVector(q, "q");
+        if (v.is_none()) {
+          s.stepper->SetActuationTargets(r, qd);
+        } else {
+          const Eigen::VectorXd vd = ToVector(v, "v");
+          s.stepper->SetActuationTargets(r, qd, &vd);
+        }
+      },
+      py::arg("robot"), py::arg("q"), py::arg("v") = py::none(),
+      "PD targets of every actuated joint at once from the next step on, "
+      "until clear_actuation_targets: q [rad or m] and v [rad/s or m/s] "
+      "(default 0), arrays in joint_names order (mimic followers' entries "
+      "ignored). Every joint must be actuated (set_actuation_gains).");
+  c.def(
       "link_names",
       [](const PySimulation& s, const py::object& robot) {
         const MultibodyTree& tree =

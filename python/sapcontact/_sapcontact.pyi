@@ -556,6 +556,21 @@ class Simulation:
     ) -> None:
         """PD targets of an actuated joint [rad, rad/s, N m], held until
         clear_actuation_targets."""
+    def set_actuation_gains(
+        self,
+        robot: Union[str, int],
+        kp: Union[float, _ArrayLike],
+        kd: Union[float, _ArrayLike],
+        joint: Optional[str] = None,
+    ) -> None:
+        """Implicit PD gains of one joint, or of every joint (numbers or arrays)."""
+    def set_actuation_targets(
+        self,
+        robot: Union[str, int],
+        q: _ArrayLike,
+        v: Optional[_ArrayLike] = None,
+    ) -> None:
+        """PD targets of every actuated joint at once (joint_names order)."""
     def clear_actuation_targets(self, robot: Union[str, int]) -> None: ...
     def link_names(self, robot: Union[str, int]) -> List[str]: ...
     def link_pose(

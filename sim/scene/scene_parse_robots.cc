@@ -1,7 +1,10 @@
 // Robots of a scene file (URDF, base, joint states, actuation) and external
 // forces (docs/robots.md, docs/scenes.md; scene_parser.h).
+#include <fnmatch.h>
+
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -367,37 +370,107 @@ void SceneParser::ParseActuation(const YAML::Node& n, const std::string& field,
                                  RobotSpec* r) {
   r_.CheckMap(n, field, {});
   const MultibodyTree& tree = r->description.tree;
-  for (const auto& item : n) {
-    const std::string af = field + "." + item.first.Scalar();
+  // Entries by joint name first (file order); then `default` and joint-name
+  // patterns (* and ?) give every other actuable joint, in tree order, the
+  // first pattern that matches it, else the default.
+  struct Shared {
+    std::string key, field;
     JointActuation a;
-    a.joint = OneDofJoint(item.first, af, *r, "can be actuated");
-    const YAML::Node m = item.second;
-    r_.CheckMap(m, af, scene_internal::ActuationKeys());
-    if (m["kp"]) a.kp = r_.NonNegative(m["kp"], af + ".kp");
-    if (m["kd"]) a.kd = r_.NonNegative(m["kd"], af + ".kd");
-    if (!(a.kp + a.kd > 0.0)) {
-      r_.Fail(m["kp"] ? m["kp"] : (m["kd"] ? m["kd"] : m), af,
-              "kp + kd must be > 0 (a PD actuator without gains)");
+    bool effort_limit{false};
+    int matched{0};
+    YAML::Node node;
+  };
+  std::vector<Shared> patterns;
+  std::optional<Shared> default_entry;
+  std::vector<char> listed(tree.num_links(), 0);
+  for (const auto& item : n) {
+    const std::string key = item.first.Scalar();
+    const std::string af = field + "." + key;
+    const bool pattern = key.find_first_of("*?") != std::string::npos;
+    Shared entry;
+    if (key != "default" && !pattern) {
+      entry.a.joint = OneDofJoint(item.first, af, *r, "can be actuated");
+      listed[entry.a.joint] = 1;
     }
-    if (m["target"]) a.target = r_.ScalarFunction(m["target"], af + ".target");
-    a.target_velocity =
-        m["target_velocity"]
-            ? r_.ScalarFunction(m["target_velocity"], af + ".target_velocity")
-            : a.target.TimeDerivative();
-    if (m["feedforward"]) {
-      a.feedforward = r_.ScalarFunction(m["feedforward"], af + ".feedforward");
+    entry.effort_limit = ParseActuationGains(item.second, af, &entry.a);
+    if (key == "default") {
+      entry.key = key;
+      entry.field = af;
+      entry.node = item.first;
+      default_entry = std::move(entry);
+    } else if (pattern) {
+      entry.key = key;
+      entry.field = af;
+      entry.node = item.first;
+      patterns.push_back(std::move(entry));
+    } else {
+      if (!entry.effort_limit) {
+        entry.a.effort_limit = tree.joint(entry.a.joint).effort_limit;
+      }
+      r->actuation.push_back(std::move(entry.a));
     }
-    a.effort_limit = tree.joint(a.joint).effort_limit;
-    if (m["effort_limit"]) {
-      a.effort_limit = r_.Double(m["effort_limit"], af + ".effort_limit",
-                                 /*allow_inf=*/true);
-      if (!(a.effort_limit > 0.0)) {
-        r_.Fail(m["effort_limit"], af + ".effort_limit",
-                "must be > 0 (.inf for no limit)");
+  }
+  if (patterns.empty() && !default_entry) return;
+  std::vector<char> follower(tree.num_links(), 0);
+  for (const JointCoupling& c : r->description.couplings) {
+    follower[c.follower] = 1;
+  }
+  for (int j = 0; j < tree.num_links(); ++j) {
+    const JointType t = tree.joint(j).type;
+    if ((t != JointType::kRevolute && t != JointType::kPrismatic) ||
+        listed[j] || follower[j]) {
+      continue;
+    }
+    Shared* use = nullptr;
+    for (Shared& p : patterns) {
+      if (fnmatch(p.key.c_str(), tree.joint(j).name.c_str(), 0) == 0) {
+        use = &p;
+        break;
       }
     }
+    if (use == nullptr && default_entry) use = &*default_entry;
+    if (use == nullptr) continue;
+    ++use->matched;
+    JointActuation a = use->a;
+    a.joint = j;
+    if (!use->effort_limit) a.effort_limit = tree.joint(j).effort_limit;
     r->actuation.push_back(std::move(a));
   }
+  for (const Shared& p : patterns) {
+    if (p.matched == 0) {
+      r_.Fail(p.node, p.field,
+              "the pattern '" + p.key + "' matches none of robot '" + r->name +
+                  "''s actuable joints that are not listed by name");
+    }
+  }
+}
+
+bool SceneParser::ParseActuationGains(const YAML::Node& m,
+                                      const std::string& af,
+                                      JointActuation* a) {
+  r_.CheckMap(m, af, scene_internal::ActuationKeys());
+  if (m["kp"]) a->kp = r_.NonNegative(m["kp"], af + ".kp");
+  if (m["kd"]) a->kd = r_.NonNegative(m["kd"], af + ".kd");
+  if (!(a->kp + a->kd > 0.0)) {
+    r_.Fail(m["kp"] ? m["kp"] : (m["kd"] ? m["kd"] : m), af,
+            "kp + kd must be > 0 (a PD actuator without gains)");
+  }
+  if (m["target"]) a->target = r_.ScalarFunction(m["target"], af + ".target");
+  a->target_velocity =
+      m["target_velocity"]
+          ? r_.ScalarFunction(m["target_velocity"], af + ".target_velocity")
+          : a->target.TimeDerivative();
+  if (m["feedforward"]) {
+    a->feedforward = r_.ScalarFunction(m["feedforward"], af + ".feedforward");
+  }
+  if (!m["effort_limit"]) return false;
+  a->effort_limit = r_.Double(m["effort_limit"], af + ".effort_limit",
+                              /*allow_inf=*/true);
+  if (!(a->effort_limit > 0.0)) {
+    r_.Fail(m["effort_limit"], af + ".effort_limit",
+            "must be > 0 (.inf for no limit)");
+  }
+  return true;
 }
 
 void SceneParser::ParseExternalForces(const YAML::Node& list, Scene* scene) {

@@ -115,6 +115,10 @@ class SceneParser {
 
   void ParseActuation(const YAML::Node& n, const std::string& field,
                       RobotSpec* r);
+  // One actuation entry's gains, targets and feed-forward into *a; true
+  // when it gives effort_limit (else the joint's URDF limit applies).
+  bool ParseActuationGains(const YAML::Node& m, const std::string& af,
+                           JointActuation* a);
 
   void ParseExternalForces(const YAML::Node& list, Scene* scene);
 

@@ -378,4 +378,124 @@ Wrench TimeStepper::ContactWrench(const std::string& body_or_link) const {
   return w;
 }
 
+// The entry of robot r's joint tree index j in its actuation, -1 if none.
+int TimeStepper::ActuationIndex(int r, int j) const {
+  const std::vector<JointActuation>& actuation = scene_.robots[r].actuation;
+  for (size_t k = 0; k < actuation.size(); ++k) {
+    if (actuation[k].joint == j) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+bool TimeStepper::IsMimicFollower(int r, int j) const {
+  for (const JointCoupling& c : scene_.robots[r].description.couplings) {
+    if (c.follower == j) return true;
+  }
+  return false;
+}
+
+void TimeStepper::SetActuationGains(int r, const std::string& joint, double kp,
+                                    double kd) {
+  const int i = FindJoint(r, joint);  // the robot and the name checked
+  RobotSpec& spec = scene_.robots[r];
+  const int j = joints_of_robot_[r][i];
+  if (IsMimicFollower(r, j)) {
+    throw std::invalid_argument(
+        "TimeStepper::SetActuationGains: robot '" + spec.name + "' joint '" +
+        joint + "' follows another joint (URDF <mimic>): actuate its leader");
+  }
+  if (!std::isfinite(kp) || !std::isfinite(kd) || kp < 0.0 || kd < 0.0 ||
+      !(kp + kd > 0.0)) {
+    throw std::invalid_argument(
+        "TimeStepper::SetActuationGains: robot '" + spec.name + "' joint '" +
+        joint + "': kp = " + std::to_string(kp) + ", kd = " +
+        std::to_string(kd) + ": expected finite gains >= 0 with kp + kd > 0");
+  }
+  int k = ActuationIndex(r, j);
+  if (k < 0) {
+    // A joint that gains actuation holds where it is.
+    const MultibodyTree& tree = spec.description.tree;
+    JointActuation a;
+    a.joint = j;
+    a.effort_limit = tree.joint(j).effort_limit;
+    spec.actuation.push_back(a);
+    k = static_cast<int>(spec.actuation.size()) - 1;
+    actuation_override_[r].push_back(
+        {true, robot_state_[r].q(tree.position_start(j)), 0.0, 0.0});
+    robot_efforts_[r].conservativeResize(spec.actuation.size());
+    robot_efforts_[r](k) = 0.0;
+  }
+  spec.actuation[k].kp = kp;
+  spec.actuation[k].kd = kd;
+}
+
+void TimeStepper::SetActuationGains(int r, const Eigen::VectorXd& kp,
+                                    const Eigen::VectorXd& kd) {
+  CheckRobot(r, "SetActuationGains");
+  const std::vector<std::string> names = JointNames(r);
+  const Eigen::Index n = static_cast<Eigen::Index>(names.size());
+  if (kp.size() != n || kd.size() != n) {
+    throw std::invalid_argument(
+        "TimeStepper::SetActuationGains: robot '" + scene_.robots[r].name +
+        "' has " + std::to_string(n) + " joints (JointNames), got " +
+        std::to_string(kp.size()) + " kp and " + std::to_string(kd.size()) +
+        " kd");
+  }
+  // Every entry checked before any is set.
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (IsMimicFollower(r, joints_of_robot_[r][i])) continue;
+    if (!std::isfinite(kp(i)) || !std::isfinite(kd(i)) || kp(i) < 0.0 ||
+        kd(i) < 0.0 || !(kp(i) + kd(i) > 0.0)) {
+      throw std::invalid_argument(
+          "TimeStepper::SetActuationGains: robot '" + scene_.robots[r].name +
+          "' joint '" + names[i] + "': kp = " + std::to_string(kp(i)) +
+          ", kd = " + std::to_string(kd(i)) +
+          ": expected finite gains >= 0 with kp + kd > 0");
+    }
+  }
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (IsMimicFollower(r, joints_of_robot_[r][i])) continue;
+    SetActuationGains(r, names[i], kp(i), kd(i));
+  }
+}
+
+void TimeStepper::SetActuationTargets(int r, const Eigen::VectorXd& q,
+                                      const Eigen::VectorXd* v) {
+  CheckRobot(r, "SetActuationTargets");
+  const RobotSpec& spec = scene_.robots[r];
+  const std::vector<std::string> names = JointNames(r);
+  const Eigen::Index n = static_cast<Eigen::Index>(names.size());
+  if (q.size() != n || (v != nullptr && v->size() != n)) {
+    throw std::invalid_argument(
+        "TimeStepper::SetActuationTargets: robot '" + spec.name + "' has " +
+        std::to_string(n) + " joints (JointNames), got " +
+        std::to_string(q.size()) + " positions" +
+        (v != nullptr ? " and " + std::to_string(v->size()) + " velocities"
+                      : std::string()));
+  }
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const int j = joints_of_robot_[r][i];
+    if (IsMimicFollower(r, j)) continue;
+    if (!std::isfinite(q(i)) || (v != nullptr && !std::isfinite((*v)(i)))) {
+      throw std::invalid_argument("TimeStepper::SetActuationTargets: robot '" +
+                                  spec.name + "' joint '" + names[i] +
+                                  "': targets must be finite");
+    }
+    if (ActuationIndex(r, j) < 0) {
+      throw std::invalid_argument(
+          "TimeStepper::SetActuationTargets: robot '" + spec.name +
+          "' joint '" + names[i] +
+          "' has no actuation: give it gains first (SetActuationGains)");
+    }
+  }
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const int j = joints_of_robot_[r][i];
+    if (IsMimicFollower(r, j)) continue;
+    const int k = ActuationIndex(r, j);
+    ActuationOverride& o = actuation_override_[r][k];
+    const double feedforward = o.active ? o.feedforward : 0.0;
+    o = {true, q(i), v != nullptr ? (*v)(i) : 0.0, feedforward};
+  }
+}
+
 }  // namespace sapcontact

@@ -5,6 +5,7 @@
 // solve. Part of TimeStepper (sim/stepping/time_stepper.h).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ void TimeStepper::SetUpRobots() {
   joint_torque_.resize(nr);
   link_wrenches_.assign(nr, {});
   actuation_override_.resize(nr);
+  over_velocity_since_.assign(nr, {});
+  velocity_warned_.assign(nr, {});
+  effort_warned_.assign(nr, {});
   step_link_poses_.resize(nr);
   int guess_size = static_cast<int>(guess_.size());
   for (int r = 0; r < nr; ++r) {
@@ -68,6 +72,9 @@ void TimeStepper::SetUpRobots() {
         joints_of_robot_[r].push_back(j);
       }
     }
+    over_velocity_since_[r].assign(joints_of_robot_[r].size(), -1);
+    velocity_warned_[r].assign(joints_of_robot_[r].size(), 0);
+    effort_warned_[r].assign(joints_of_robot_[r].size(), 0);
     if (tree.num_velocities() > 0) {
       tree_of_robot_[r] = static_cast<int>(problem_.trees.size());
       Tree t;
@@ -171,9 +178,10 @@ void TimeStepper::AddRobotProblem(int r) {
   tree.A.diagonal() += dt * mb.DampingVector();
   const Eigen::LLT<Eigen::MatrixXd> llt(tree.A);
   if (llt.info() != Eigen::Success) {
-    Fail("robot '" + spec.name +
-         "': the mass matrix is not positive definite (a moving link "
-         "without mass or inertia?)");
+    const std::string diverged = DivergenceNote(r);
+    Fail("robot '" + spec.name + "': the mass matrix is not positive definite" +
+         (diverged.empty() ? " (a moving link without mass or inertia?)"
+                           : diverged));
   }
   const Eigen::VectorXd& p_k = robot_momentum_[r];
   {
@@ -351,8 +359,9 @@ void TimeStepper::IntegrateRobots(const StepInfo& info) {
     if (!st.v.allFinite()) {
       Fail("robot '" + scene_.robots[r].name +
            "': velocity is not finite after the contact solve" +
-           (info.failed ? " (" + info.failure + ")" : ""));
+           (info.failed ? " (" + info.failure + ")" : "") + DivergenceNote(r));
     }
+    CheckJointLimits(r);
     Eigen::VectorXd q_next;
     IntegratePositions(mb, st.q, st.v, dt, &q_next);
     st.q = q_next;
@@ -374,6 +383,84 @@ void TimeStepper::IntegrateRobots(const StepInfo& info) {
                           dt;
     }
   }
+}
+
+void TimeStepper::CheckJointLimits(int r) {
+  const RobotSpec& spec = scene_.robots[r];
+  const MultibodyTree& tree = spec.description.tree;
+  const RobotState& st = robot_state_[r];
+  const std::vector<int>& joints = joints_of_robot_[r];
+  for (size_t i = 0; i < joints.size(); ++i) {
+    const Joint& joint = tree.joint(joints[i]);
+    const int dof = tree.velocity_start(joints[i]);
+    const double v = st.v(dof);
+    const bool revolute = joint.type == JointType::kRevolute;
+    if (!(std::abs(v) <= joint.velocity_limit)) {
+      if (over_velocity_since_[r][i] < 0)
+        over_velocity_since_[r][i] = steps_ + 1;
+      if (!velocity_warned_[r][i]) {
+        velocity_warned_[r][i] = 1;
+        char text[512];
+        std::snprintf(text, sizeof(text),
+                      "robot '%s': joint '%s' reached %.4g %s at step %d (t "
+                      "= %.6g s), past its URDF velocity limit of %.4g %s "
+                      "(not enforced: docs/robots.md, Limits)",
+                      spec.name.c_str(), joint.name.c_str(), v,
+                      revolute ? "rad/s" : "m/s", steps_ + 1,
+                      time_ + scene_.time_step, joint.velocity_limit,
+                      revolute ? "rad/s" : "m/s");
+        scene_.warnings.push_back(text);
+      }
+    } else {
+      over_velocity_since_[r][i] = -1;
+    }
+    double explicit_effort = joint_torque_[r](dof);
+    if (applied_tau_[r].size() == tree.num_velocities()) {
+      explicit_effort += applied_tau_[r](dof);
+    }
+    if (!(std::abs(explicit_effort) <= joint.effort_limit) &&
+        !effort_warned_[r][i]) {
+      effort_warned_[r][i] = 1;
+      char text[512];
+      std::snprintf(text, sizeof(text),
+                    "robot '%s': joint '%s' received an explicit %s of %.4g "
+                    "%s at step %d, past its URDF effort limit of %.4g %s "
+                    "(applied as given; the PD actuation's efforts are "
+                    "clamped: docs/robots.md, Limits)",
+                    spec.name.c_str(), joint.name.c_str(),
+                    revolute ? "torque" : "force", explicit_effort,
+                    revolute ? "N m" : "N", steps_ + 1, joint.effort_limit,
+                    revolute ? "N m" : "N");
+      scene_.warnings.push_back(text);
+    }
+  }
+}
+
+std::string TimeStepper::DivergenceNote(int r) const {
+  const RobotSpec& spec = scene_.robots[r];
+  const MultibodyTree& tree = spec.description.tree;
+  int first = -1;
+  for (size_t i = 0; i < over_velocity_since_[r].size(); ++i) {
+    const int since = over_velocity_since_[r][i];
+    if (since >= 0 && (first < 0 || since < over_velocity_since_[r][first])) {
+      first = static_cast<int>(i);
+    }
+  }
+  if (first < 0) return "";
+  const int j = joints_of_robot_[r][first];
+  const Joint& joint = tree.joint(j);
+  const bool revolute = joint.type == JointType::kRevolute;
+  char text[512];
+  std::snprintf(text, sizeof(text),
+                " (robot '%s' diverged: joint '%s' has been past its URDF "
+                "velocity limit of %.4g %s since step %d, now at %.4g %s; an "
+                "explicit controller with too high gains? docs/robots.md, "
+                "Actuation at run time)",
+                spec.name.c_str(), joint.name.c_str(), joint.velocity_limit,
+                revolute ? "rad/s" : "m/s", over_velocity_since_[r][first],
+                robot_state_[r].v(tree.velocity_start(j)),
+                revolute ? "rad/s" : "m/s");
+  return text;
 }
 
 }  // namespace sapcontact

@@ -643,7 +643,13 @@ void TimeStepper::SolveSap(StepInfo* info) {
   c.low_rank_updates = st.low_rank_updates;
   c.line_search_evaluations = st.line_search_iterations;
   info->failed = !r.converged();
-  if (info->failed) info->failure = r.message;
+  if (info->failed) {
+    info->failure = r.message;
+    // A robot past its velocity limits: the likely cause, named.
+    for (int i = 0; i < static_cast<int>(scene_.robots.size()); ++i) {
+      info->failure += DivergenceNote(i);
+    }
+  }
   v_next_ = r.v;  // kept: no allocation per step
   impulses_ = r.gamma;
   // Elastic energy k_eff phi0^2 / 2 with the solver's effective

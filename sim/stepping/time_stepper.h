@@ -290,6 +290,29 @@ class TimeStepper {
                           double velocity = 0.0, double feedforward = 0.0);
   /// Robot r's actuated joints go back to the scene's target functions.
   void ClearActuationTargets(int r);
+  /// Implicit PD gains for robot r's 1-DOF joint `joint` (JointNames) from
+  /// the next step on, stable for any gains (docs/robots.md, "Actuation at
+  /// run time"): kp [N m/rad or N/m], kd [N m s/rad or N s/m], finite,
+  /// >= 0, kp + kd > 0. A joint without actuation gains one
+  /// (scene().robots[r].actuation grows): it holds its current position
+  /// (velocity target 0, no feed-forward) until SetActuationTarget(s), its
+  /// effort limit the URDF's. @throws std::invalid_argument on a wrong
+  /// robot or joint (the nearest names), a mimic follower (actuate its
+  /// leader), or bad gains.
+  void SetActuationGains(int r, const std::string& joint, double kp, double kd);
+  /// The same for every joint of JointNames(r) at once: kp and kd with one
+  /// entry per joint (mimic followers' entries ignored); every entry is
+  /// checked before any is set.
+  void SetActuationGains(int r, const Eigen::VectorXd& kp,
+                         const Eigen::VectorXd& kd);
+  /// Position targets q [rad or m] and velocity targets v [rad/s or m/s]
+  /// (nullptr: 0) for every joint of JointNames(r) at once (mimic
+  /// followers' entries ignored), as SetActuationTarget per joint (the
+  /// feed-forward of an earlier override stays, else 0). Every other joint
+  /// must be actuated. @throws std::invalid_argument on a wrong size,
+  /// non-finite values, or a joint without actuation.
+  void SetActuationTargets(int r, const Eigen::VectorXd& q,
+                           const Eigen::VectorXd* v = nullptr);
   /// A generalized force tau [N m or N] on robot r's 1-DOF joint `joint`
   /// (JointNames), added to the step's forces from the next step on until
   /// replaced or ClearAppliedForces(); independent of (added to)
@@ -415,6 +438,14 @@ class TimeStepper {
   // Symplectic Euler with v_next_: robots (their efforts too), then
   // prescribed and free bodies.
   void IntegrateRobots(const StepInfo& info);
+  // After a robot's velocities are updated: its joints' velocities against
+  // the URDF velocity limits and the explicit torques against the effort
+  // limits (a warning in scene().warnings the first time each is passed).
+  void CheckJointLimits(int r);
+  // " (robot 'x' diverged: joint 'j' has been past its URDF velocity limit
+  // of L rad/s since step N, now at V rad/s)", or "" when no joint of
+  // robot r is past its limit.
+  std::string DivergenceNote(int r) const;
   void IntegrateBodies();
 
   // Sleeping islands (sleeping.cc). Before collision: wake islands that a
@@ -444,6 +475,10 @@ class TimeStepper {
 
   // Robots (robot_stepping.cc).
   void CheckRobot(int r, const char* who) const;
+  // Robot r's actuation entry of joint (tree index) j, -1 if none; whether
+  // j follows another joint (URDF <mimic>).
+  int ActuationIndex(int r, int j) const;
+  bool IsMimicFollower(int r, int j) const;
   // The body or link of an ApplyWrench / ContactWrench name: *body >= 0 for
   // a body, else *robot and *link.
   void ResolveTarget(const std::string& name, const char* who, int* body,
@@ -523,6 +558,12 @@ class TimeStepper {
     double position{0.0}, velocity{0.0}, feedforward{0.0};
   };
   std::vector<std::vector<int>> joints_of_robot_;
+  // Per robot and joint (joints_of_robot_ order): the step since which the
+  // joint has been past its URDF velocity limit (-1: within it), and
+  // whether its velocity limit and its effort limit (by explicit torques)
+  // were warned about (once each; docs/robots.md, "Limits").
+  std::vector<std::vector<int>> over_velocity_since_;
+  std::vector<std::vector<char>> velocity_warned_, effort_warned_;
   std::vector<Eigen::VectorXd> joint_torque_;
   std::vector<std::vector<LinkWrench>> link_wrenches_;
   std::vector<std::vector<ActuationOverride>> actuation_override_;

@@ -166,7 +166,9 @@ solver: {warm_start_at_rest: )") + (at_rest ? "true" : "false") +
       iterations += stepper.Step().newton_iterations;
     }
     EXPECT_EQ(allocations.load() - before, 0) << at_rest;
-    if (!at_rest) EXPECT_GT(iterations, 0);  // the dense path did run
+    if (!at_rest) {
+      EXPECT_GT(iterations, 0);  // the dense path did run
+    }
   }
 }
 

@@ -323,3 +323,26 @@ def test_run_scene_counts_the_sleeping_bodies_per_step(scenes_dir):
     assert 200 <= first < 300
     assert np.all(r.steps["contacts"][first + 1:] == 0)
     assert np.all(r.steps["newton_iterations"][first + 1:] == 0)
+
+
+def test_gains_and_targets_for_every_joint_at_run_time(source_dir):
+    # The SCARA arm of examples/python has no actuation in its scene: gains
+    # for both joints in one call, then targets for both; the implicit PD
+    # brings the arm (joints about the vertical: no gravity load) to them.
+    sim = sapcontact.Simulation(source_dir / "examples" / "python" /
+                                "scara_push.yaml")
+    assert sim.joint_names("arm") == ["joint1", "joint2"]
+    with pytest.raises(ValueError, match="has no actuation: give it gains"):
+        sim.set_actuation_targets("arm", [0.0, 0.0])
+    sim.set_actuation_gains("arm", kp=400.0, kd=np.full(2, 40.0))
+    target = np.array([0.3, -0.4])
+    sim.set_actuation_targets("arm", target)
+    sim.step(1000)
+    state = sim.robot_state("arm")
+    assert np.max(np.abs(state["q"] - target)) < 1e-4
+    assert np.max(np.abs(state["v"])) < 1e-3
+    sim.set_actuation_gains("arm", 900.0, 60.0, joint="joint1")
+    with pytest.raises(ValueError, match=r"kp \+ kd > 0"):
+        sim.set_actuation_gains("arm", 0.0, 0.0, joint="joint2")
+    with pytest.raises(ValueError, match="nearest: joint2"):
+        sim.set_actuation_gains("arm", 1.0, 1.0, joint="jiont2")

@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 
 def run_example(source_dir, name, *args, cwd=None):
     env = dict(os.environ, MPLBACKEND="Agg")
@@ -73,3 +75,18 @@ def test_optimization_example_pushes_the_box_with_exact_gradients(
     for line in finals:
         millimetres = float(line.split(" mm from the target")[0].split()[-1])
         assert millimetres < 1.0
+
+
+ATLAS = "/usr/share/doc/dart/data/sdf/atlas/atlas_v3_no_head.urdf"
+
+
+@pytest.mark.skipif(not os.path.exists(ATLAS),
+                    reason="Debian package dart-doc")
+def test_atlas_stands_under_gains_set_from_python(source_dir):
+    r = run_example(source_dir, "atlas_stand.py")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Atlas: 27 joints" in r.stdout
+    assert "OK: Atlas stood on its own" in r.stdout
+    assert "overlap by" not in r.stdout  # the collision filter covers Atlas
+    upright = float(r.stdout.split("upright for ")[1].split(" s")[0])
+    assert upright >= 1.0

@@ -12,12 +12,14 @@
 // The tests skip, saying so, where dart-doc is not installed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "sapcontact/sim/stepping/scene_collision.h"
 #include "tests/sim/stepping/shipped_scene.h"
 
 namespace sapcontact {
@@ -164,6 +166,22 @@ TEST(RobotMeshScenes, WamCarriesAMeshPrismOnItsForearm) {
   EXPECT_LT((final - settled).norm(), 1e-4);
 }
 
+// docs/robots.md, "Collision filters": with only parent and child filtered,
+// six pairs of DRC-Hubo's hulls overlap at the start, the hips' deepest.
+TEST(RobotMeshScenes, DrcHuboOverlapsWithoutItsFilter) {
+  SKIP_WITHOUT_DART_DOC();
+  const std::vector<std::string> warnings =
+      SelfCollisionOverlapWarnings(LoadShippedScene(
+          "drchubo_drop", {"robots.hubo.collision_filter.adjacent=1"}));
+  ASSERT_EQ(warnings.size(), 6u);
+  EXPECT_NE(warnings[0].find("robot 'hubo': links 'Body_LHY' and 'Body_LHP' "
+                             "overlap by 0.0824 m at the start"),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_TRUE(
+      SelfCollisionOverlapWarnings(LoadShippedScene("drchubo_drop")).empty());
+}
+
 TEST(RobotMeshScenes, DrcHuboFallsOneMetreAndComesToRestOnTheGround) {
   SKIP_WITHOUT_DART_DOC();
   const Scene scene = LoadShippedScene("drchubo_drop");
@@ -194,6 +212,48 @@ TEST(RobotMeshScenes, DrcHuboFallsOneMetreAndComesToRestOnTheGround) {
   EXPECT_LT(highest, 0.5);  // lying, not standing (the head is at 1.7 m)
   // At rest but for its undamped, unactuated neck and fingers swinging.
   EXPECT_LT(kinetic_end, 1e-4 * fall);
+}
+
+// Atlas on flat ground under the scene's implicit PD on every joint
+// (actuation.default), self-collision on with its filter: no overlap
+// warning, it stands upright (pelvis tilt below 30 degrees, height above
+// 70 % of the start) for at least 1 s, the feet carry its weight, no
+// failed step.
+TEST(RobotMeshScenes, AtlasStandsUnderPdOnEveryJoint) {
+  SKIP_WITHOUT_DART_DOC();
+  const Scene scene = LoadShippedScene("atlas_stand");
+  ASSERT_EQ(scene.robots[0].actuation.size(), 27u);
+  TimeStepper stepper(scene);
+  for (const std::string& w : stepper.scene().warnings) {
+    EXPECT_EQ(w.find("overlap by"), std::string::npos) << w;
+  }
+  const double mass = scene.robots[0].description.tree.TotalMass();
+  const double weight = mass * scene.gravity.norm() * scene.time_step;
+  const double z0 = stepper.robot_states()[0].q(2);
+  double upright = -1.0, support = 0.0;
+  int failed = 0;
+  const int steps = static_cast<int>(scene.duration / scene.time_step + 0.5);
+  for (int k = 1; k <= steps; ++k) {
+    failed += stepper.Step().failed;
+    const Eigen::VectorXd& q = stepper.robot_states()[0].q;
+    const Eigen::Quaterniond pelvis(q(3), q(4), q(5), q(6));
+    const double tilt =
+        std::acos(std::clamp((pelvis * Vector3::UnitZ()).z(), -1.0, 1.0));
+    if (upright < 0 && (tilt > 30.0 * M_PI / 180.0 || q(2) < 0.7 * z0)) {
+      upright = k * scene.time_step;
+    }
+    if (k == steps / 4) {  // 0.5 s: the contact impulses carry the weight
+      support = ContactImpulseOn(stepper, scene.FindBody("ground")).z();
+    }
+  }
+  if (upright < 0) upright = scene.duration;
+  std::printf(
+      "[atlas_stand] %.1f kg: upright for %.2f s of %.1f s; ground impulse "
+      "at 0.5 s %.4f of m g dt\n",
+      mass, upright, scene.duration, -support / weight);
+  EXPECT_EQ(failed, 0);
+  EXPECT_GE(upright, 1.0);
+  EXPECT_NEAR(-support / weight, 1.0, 0.05);
 }
 
 }  // namespace
