@@ -23,17 +23,22 @@ struct Frames {
   std::vector<double> times;
   std::vector<std::vector<BodyState>> bodies;  // moving bodies only
   std::vector<std::vector<RobotState>> robots;
+  // Per frame and robot: its links' world poses.
+  std::vector<std::vector<std::vector<Eigen::Isometry3d>>> links;
 
-  void Record(double time, const Scene& scene,
-              const std::vector<BodyState>& state,
-              const std::vector<RobotState>& robot_state) {
-    times.push_back(time);
+  void Record(const TimeStepper& stepper) {
+    const Scene& scene = stepper.scene();
+    times.push_back(stepper.time());
     std::vector<BodyState> moving;
     for (size_t b = 0; b < scene.bodies.size(); ++b) {
-      if (!scene.bodies[b].fixed) moving.push_back(state[b]);
+      if (!scene.bodies[b].fixed) moving.push_back(stepper.state()[b]);
     }
     bodies.push_back(std::move(moving));
-    robots.push_back(robot_state);
+    robots.push_back(stepper.robot_states());
+    links.emplace_back();
+    for (size_t r = 0; r < scene.robots.size(); ++r) {
+      links.back().push_back(stepper.LinkPoses(static_cast<int>(r)));
+    }
   }
 };
 
@@ -139,7 +144,9 @@ void DefineRunScene(py::module_& m) {
       "  positions (nf, nb, 3) [m], quaternions (nf, nb, 4) (w, x, y, z),\n"
       "  velocities (nf, nb, 3) [m/s], angular_velocities (nf, nb, 3)\n"
       "  [rad/s], world frame; robots: {name: {'q': (nf, nq), 'v': (nf, "
-      "nv)}};\n"
+      "nv), 'links': names, 'link_positions': (nf, nl, 3) [m], "
+      "'link_quaternions': (nf, nl, 4) (w, x, y, z)}} (link frames, "
+      "world);\n"
       "  steps: one entry per step (ns = summary['steps']): time (ns,) [s] "
       "at its end, contacts, newton_iterations (int64), failed (bool), "
       "max_penetration and max_hover [m], collision_time and solver_time "
@@ -223,13 +230,13 @@ void DefineRunScene(py::module_& m) {
           const int steps = StepCount(scene);
           {
             const TimeStepper initial(scene);
-            frames.Record(0.0, scene, initial.state(), initial.robot_states());
+            frames.Record(initial);
           }
           options.on_step = [&](const TimeStepper& s, const StepInfo& info) {
             records.Record(s.time(), info);
             const int n = s.steps_taken();
             if (n % every == 0 || n == steps) {
-              frames.Record(s.time(), s.scene(), s.state(), s.robot_states());
+              frames.Record(s);
             }
           };
           try {
@@ -261,6 +268,31 @@ void DefineRunScene(py::module_& m) {
           py::dict d;
           d["q"] = ToNumpy(q);
           d["v"] = ToNumpy(v);
+          // Link frames: (frames, links, 3) positions [m] and (frames,
+          // links, 4) quaternions (w, x, y, z), world.
+          const MultibodyTree& mb = scene.robots[k].description.tree;
+          const py::ssize_t nf = static_cast<py::ssize_t>(frames.times.size());
+          const py::ssize_t nl = mb.num_links();
+          py::list names;
+          for (int l = 0; l < mb.num_links(); ++l)
+            names.append(mb.link(l).name);
+          py::array_t<double> p({nf, nl, py::ssize_t{3}});
+          py::array_t<double> quat({nf, nl, py::ssize_t{4}});
+          for (py::ssize_t i = 0; i < nf; ++i) {
+            for (py::ssize_t l = 0; l < nl; ++l) {
+              const Eigen::Isometry3d& X = frames.links[i][k][l];
+              const Eigen::Quaterniond qt(X.rotation());
+              for (int c = 0; c < 3; ++c)
+                p.mutable_at(i, l, c) = X.translation()(c);
+              quat.mutable_at(i, l, 0) = qt.w();
+              quat.mutable_at(i, l, 1) = qt.x();
+              quat.mutable_at(i, l, 2) = qt.y();
+              quat.mutable_at(i, l, 3) = qt.z();
+            }
+          }
+          d["links"] = names;
+          d["link_positions"] = p;
+          d["link_quaternions"] = quat;
           r.robots[py::str(scene.robots[k].name)] = d;
         }
         r.steps = records.ToDict();

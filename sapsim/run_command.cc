@@ -92,6 +92,10 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
                 "steps (columns time,body_a,body_b,x,y,z,nx,ny,nz,phi,"
                 "impulse_n,impulse_tx,impulse_ty,impulse_tz,slip_speed; "
                 "docs/output.md)");
+  run->add_flag("--links", o->links,
+                "with robots, also write DIR/links.csv: every link's world "
+                "pose and velocity at the output steps (columns time,robot,"
+                "link,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz; docs/output.md)");
   run->add_flag(
       "--plot", o->plot,
       "also write DIR/steps.csv (one row per step: contacts, solver "
@@ -112,7 +116,8 @@ void RemoveOutputs(const std::string& dir) {
   std::error_code ec;
   for (const char* name :
        {"trajectory.csv", "summary.json", "joints.csv", "contacts.csv",
-        "steps.csv", kReplaySceneFile, kReplayPosesFile, kReplayPageFile}) {
+        "steps.csv", "links.csv", kReplaySceneFile, kReplayPosesFile,
+        kReplayPageFile}) {
     std::filesystem::remove(std::filesystem::path(dir) / name, ec);
   }
 }
@@ -232,6 +237,7 @@ int Run(const RunOptions& o) {
   options.output_dir = o.out;
   options.write_contacts = o.contacts || o.html;
   options.write_steps = o.plot;
+  options.write_links = o.links;
   int last_percent = -1;
   if (progress) {
     options.on_step = [&](const TimeStepper& stepper, const StepInfo& info) {

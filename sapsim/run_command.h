@@ -30,6 +30,8 @@ struct RunOptions {
   /// --plot: write DIR/steps.csv and, after the run, the PNGs of
   /// studies/run_plots.h.
   bool plot{false};
+  /// --links: write DIR/links.csv (SimulationOptions::write_links).
+  bool links{false};
 };
 
 /// Adds the `run` subcommand to `app`, filling `options`.

@@ -40,6 +40,34 @@ void WriteRows(std::ofstream& out, const TimeStepper& stepper) {
   }
 }
 
+// links.csv: one row per link of every robot (header comment of
+// simulation.h).
+void WriteLinkRows(std::ofstream& out, const TimeStepper& stepper) {
+  const Scene& scene = stepper.scene();
+  char line[512];
+  for (size_t r = 0; r < scene.robots.size(); ++r) {
+    const RobotSpec& spec = scene.robots[r];
+    const std::vector<Eigen::Isometry3d> poses =
+        stepper.LinkPoses(static_cast<int>(r));
+    const MultibodyTree& mb = spec.description.tree;
+    for (int l = 0; l < mb.num_links(); ++l) {
+      const Eigen::Isometry3d& X = poses[l];
+      const Eigen::Quaterniond q(X.rotation());
+      const SpatialVelocity V =
+          stepper.LinkVelocity(static_cast<int>(r), mb.link(l).name);
+      std::snprintf(line, sizeof(line),
+                    "%.9g,%s,%s,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,"
+                    "%.12g,%.12g,%.12g,%.12g,%.12g,%.12g\n",
+                    stepper.time(), spec.name.c_str(), mb.link(l).name.c_str(),
+                    X.translation().x(), X.translation().y(),
+                    X.translation().z(), q.w(), q.x(), q.y(), q.z(),
+                    V.linear.x(), V.linear.y(), V.linear.z(), V.angular.x(),
+                    V.angular.y(), V.angular.z());
+      out << line;
+    }
+  }
+}
+
 // joints.csv: one row per 1-DOF joint of every robot (position [rad or m],
 // velocity, actuation effort of the last step, 0 when not actuated); a
 // floating base's pose and velocity go in rows named "<base joint>.x" etc.
@@ -91,6 +119,8 @@ void CheckFiniteRow(int step, const char* file, const char* const* columns,
   }
 }
 
+constexpr char kLinksHeader[] =
+    "time,robot,link,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n";
 constexpr char kContactsHeader[] =
     "time,body_a,body_b,x,y,z,nx,ny,nz,phi,impulse_n,impulse_tx,impulse_ty,"
     "impulse_tz,slip_speed\n";
@@ -500,6 +530,8 @@ SimulationSummary RunSimulation(const Scene& scene,
   std::ofstream trajectory;
   OutputFile contacts(write && options.write_contacts, dir, "contacts.csv");
   OutputFile steps_csv(write && options.write_steps, dir, "steps.csv");
+  OutputFile links(write && options.write_links && !scene.robots.empty(), dir,
+                   "links.csv");
   if (write) {
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -514,8 +546,11 @@ SimulationSummary RunSimulation(const Scene& scene,
     // Also those this run does not write: they would not match it.
     fs::remove(dir / "contacts.csv", ec);
     fs::remove(dir / "steps.csv", ec);
+    fs::remove(dir / "links.csv", ec);
     contacts.Open(kContactsHeader);
     steps_csv.Open(kStepsHeader);
+    links.Open(kLinksHeader);
+    if (links.out.is_open()) WriteLinkRows(links.out, stepper);
     if (write_joints) {
       joints.open(joints_tmp.path);
       if (!joints) {
@@ -592,6 +627,7 @@ SimulationSummary RunSimulation(const Scene& scene,
     if (trajectory.is_open() && ((n + 1) % every == 0 || n + 1 == steps)) {
       WriteRows(trajectory, stepper);
       if (joints.is_open()) WriteJointRows(joints, stepper);
+      if (links.out.is_open()) WriteLinkRows(links.out, stepper);
       if (contacts.out.is_open()) {
         WriteContactRows(contacts.out, stepper, n + 1);
       }
@@ -651,9 +687,11 @@ SimulationSummary RunSimulation(const Scene& scene,
     }
     contacts.Close();
     steps_csv.Close();
+    links.Close();
     if (write_joints) joints_tmp.CommitAs(joints_final);
     contacts.Commit();
     steps_csv.Commit();
+    links.Commit();
     traj_tmp.CommitAs(traj_final);
     summary_tmp.CommitAs(summary_final);
   }

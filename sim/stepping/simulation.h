@@ -22,6 +22,13 @@
 //                       a world vector (orthogonal to n) [N*s]; slip_speed:
 //                       |v_t| of B relative to A at the contact point at the
 //                       end of the step [m/s]. Both solver models.
+//   DIR/links.csv       with SimulationOptions::write_links and robots: one
+//                       row per link of every robot, at the times
+//                       trajectory.csv has rows for:
+//     time,robot,link,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz
+//                       the link frame's world pose (origin [m], unit
+//                       quaternion) and spatial velocity (its origin's
+//                       velocity [m/s], angular velocity [rad/s], world).
 //   DIR/steps.csv       with SimulationOptions::write_steps: one row per step:
 //     time,contacts,newton_iterations,solver_time_s,collision_time_s,
 //     max_penetration_m,kinetic_energy_J,potential_energy_J,elastic_energy_J,
@@ -59,6 +66,9 @@ struct SimulationOptions {
   /// Also write DIR/steps.csv (one row per step: contacts, iterations,
   /// times, penetration, energies; see above). Ignored without output_dir.
   bool write_steps{false};
+  /// Also write DIR/links.csv (every robot link's pose and velocity; see
+  /// above). Ignored without output_dir or robots.
+  bool write_links{false};
   /// Called after every step (e.g. for a progress bar or extra metrics).
   std::function<void(const TimeStepper&, const StepInfo&)> on_step;
 };

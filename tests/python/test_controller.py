@@ -346,3 +346,22 @@ def test_gains_and_targets_for_every_joint_at_run_time(source_dir):
         sim.set_actuation_gains("arm", 0.0, 0.0, joint="joint2")
     with pytest.raises(ValueError, match="nearest: joint2"):
         sim.set_actuation_gains("arm", 1.0, 1.0, joint="jiont2")
+
+
+def test_run_scene_returns_link_frames(scenes_dir):
+    # RunResult.robots[name]: link poses per output frame, the Simulation's
+    # link_pose at the same state.
+    run = sapcontact.run_scene(scenes_dir / "arm_push.yaml",
+                               overrides={"output.every": 50}, duration=0.2)
+    arm = run.robots["pusher"]
+    nf, nl = len(run.times), len(arm["links"])
+    assert arm["link_positions"].shape == (nf, nl, 3)
+    assert arm["link_quaternions"].shape == (nf, nl, 4)
+    sim = sapcontact.Simulation(scenes_dir / "arm_push.yaml")
+    sim.set_robot_state("pusher", q=arm["q"][-1], v=arm["v"][-1])
+    for k, link in enumerate(arm["links"]):
+        p, quat = sim.link_pose("pusher", link)
+        assert np.allclose(arm["link_positions"][-1, k], p, rtol=0,
+                           atol=1e-12)
+        assert np.allclose(arm["link_quaternions"][-1, k] * np.sign(
+            arm["link_quaternions"][-1, k] @ quat), quat, rtol=0, atol=1e-12)
