@@ -12,6 +12,7 @@
 #include "sapcontact/multibody/multibody_tree.h"
 #include "sapcontact/sim/geometry/pose.h"
 #include "sapcontact/sim/geometry/shapes.h"
+#include "sapcontact/sim/robot/visual_geometry.h"
 
 namespace sapcontact {
 
@@ -50,6 +51,9 @@ struct RobotDescription {
   /// first 7 entries = the base pose, origin identity).
   MultibodyTree tree;
   std::vector<RobotGeometry> geometries;
+  /// What the robot looks like (URDF <visual>; sim/robot/visual_geometry.h),
+  /// in link order, each link's in document order. Display only.
+  std::vector<VisualGeometry> visuals;
   std::vector<JointCoupling> couplings;
   /// Generalized positions at load: zeros, with a floating base at the base
   /// pose.
@@ -71,6 +75,13 @@ struct RobotDescription {
     int approximated{0};
   };
   CollisionCounts collision_counts;
+  /// Visual elements: loaded (in `visuals`) and dropped (warned: a mesh
+  /// file that cannot be read, an unknown geometry).
+  struct VisualCounts {
+    int loaded{0};
+    int dropped{0};
+  };
+  VisualCounts visual_counts;
 };
 
 }  // namespace sapcontact

@@ -29,6 +29,8 @@
 #include <sstream>
 #include <utility>
 
+#include "sapcontact/sim/robot/urdf_visuals.h"
+
 namespace sapcontact {
 namespace {
 
@@ -49,8 +51,10 @@ struct LinkInfo {
   std::string name;
   int line{0};
   std::vector<CollisionInfo> collisions;
-  int parent_joint{-1};           ///< index in the joint list, -1: a root
-  std::vector<int> child_joints;  ///< in document order
+  TiXmlElement* element{nullptr};
+  std::vector<VisualGeometry> visuals;  ///< link index set by Build
+  int parent_joint{-1};                 ///< index in the joint list, -1: a root
+  std::vector<int> child_joints;        ///< in document order
 };
 
 struct JointInfo {
@@ -86,7 +90,15 @@ std::mutex& ConsoleBridgeMutex() {
 class UrdfReader {
  public:
   UrdfReader(const std::string& source, const UrdfOptions& options)
-      : source_(source), options_(options) {}
+      : source_(source),
+        options_(options),
+        visual_reader_(
+            source, options.mesh_limits,
+            [this](const TiXmlElement* s, const std::string& uri,
+                   const std::string& who) {
+              return ResolveMeshUri(s, uri, who);
+            },
+            &warnings_) {}
 
   RobotDescription Read(const std::string& xml);
 
@@ -148,6 +160,8 @@ class UrdfReader {
            std::shared_ptr<const MeshShape>>
       meshes_;  ///< by (path, scale text)
   std::set<std::string> warned_meshes_;
+  UrdfVisualReader visual_reader_;
+  int visuals_dropped_{0};
   /// Document edits for urdfdom, applied after the scan.
   std::vector<std::pair<TiXmlNode*, TiXmlNode*>> removals_;     // parent, child
   std::vector<std::pair<TiXmlNode*, TiXmlElement*>> capsules_;  // geometry
@@ -444,8 +458,10 @@ void UrdfReader::ScanLink(TiXmlElement* e) {
        c = c->NextSiblingElement("collision"), ++index) {
     link.collisions.push_back(ScanCollision(c, index, who));
   }
-  // Visuals are ignored: urdfdom would reject geometry or materials it
-  // does not know.
+  // Visuals are read after the scan (urdf_visuals.h: materials may be
+  // defined after the links naming them) and removed from urdfdom's
+  // document: it would reject geometry or materials it does not know.
+  link.element = e;
   for (TiXmlElement* v = e->FirstChildElement("visual"); v != nullptr;
        v = v->NextSiblingElement("visual")) {
     removals_.emplace_back(e, v);
@@ -806,7 +822,13 @@ RobotDescription UrdfReader::Build(const urdf::ModelInterface& model,
       g.pose_in_link = ToPose(uc.origin);
       robot.geometries.push_back(std::move(g));
     }
+    for (const VisualGeometry& v : info.visuals) {
+      robot.visuals.push_back(v);
+      robot.visuals.back().link = tree_index[link_index];
+    }
   }
+  robot.visual_counts.loaded = static_cast<int>(robot.visuals.size());
+  robot.visual_counts.dropped = visuals_dropped_;
   for (const int link_index : order_) {
     const int j = links_[link_index].parent_joint;
     if (j < 0 || joints_[j].mimic_leader.empty()) continue;
@@ -875,7 +897,14 @@ RobotDescription UrdfReader::Read(const std::string& xml) {
     } else if (e->ValueStr() == "joint") {
       ScanJoint(e);
     } else if (e->ValueStr() == "material") {
+      if (options_.load_visuals) visual_reader_.AddMaterial(e);
       removals_.emplace_back(robot, e);
+    }
+  }
+  if (options_.load_visuals) {
+    for (LinkInfo& link : links_) {
+      link.visuals = visual_reader_.ReadVisuals(link.element, link.name,
+                                                &visuals_dropped_);
     }
   }
   ResolveTree(robot);

@@ -12,8 +12,10 @@
 // of the geometry frame, as in SDFormat. Every <collision> of a link is
 // kept. Joint <limit> effort="0" or velocity="0"
 // means "no limit" (many files write 0 for unset); position limits of
-// continuous joints are ignored. Visuals, materials, transmissions and
-// Gazebo extensions are ignored. Thread-safe: urdfdom's console output is
+// continuous joints are ignored. <visual> elements and <material> colours
+// are read into RobotDescription::visuals (urdf_visuals.h: for the replay
+// page only; never collision). Transmissions and Gazebo extensions are
+// ignored. Thread-safe: urdfdom's console output is
 // captured (never printed) under a process-wide lock.
 #pragma once
 
@@ -50,7 +52,12 @@ struct UrdfOptions {
   /// variable: its colon-separated folders are searched in order for a
   /// folder named NAME (a folder itself named NAME counts too).
   bool use_ros_package_path{true};
-  /// Limits on each mesh file (sim/geometry/mesh_shape.h).
+  /// Read <visual> elements and <material> colours into
+  /// RobotDescription::visuals (the replay page draws them); false: they
+  /// are skipped unread (faster when nothing draws the robot).
+  bool load_visuals{true};
+  /// Limits on each mesh file (sim/geometry/mesh_shape.h), collision and
+  /// visual.
   MeshLimits mesh_limits;
 };
 

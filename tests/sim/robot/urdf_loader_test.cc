@@ -372,7 +372,13 @@ TEST(UrdfLoader, CollisionGeometryPosesShapesAndNames) {
   EXPECT_EQ(tip.shape.type, ShapeType::kCapsule);
   EXPECT_DOUBLE_EQ(tip.shape.radius, 0.02);
   EXPECT_DOUBLE_EQ(tip.shape.length, 0.0);
-  EXPECT_TRUE(robot.warnings.empty());  // visuals are ignored silently
+  // The visuals are display only: a mesh that cannot be read and a
+  // material defined nowhere are warnings, the capsule is drawn.
+  ASSERT_EQ(robot.warnings.size(), 2u);
+  EXPECT_NE(robot.warnings[0].find("undefined_elsewhere"), std::string::npos);
+  EXPECT_NE(robot.warnings[1].find("base.dae"), std::string::npos);
+  ASSERT_EQ(robot.visuals.size(), 1u);
+  EXPECT_EQ(robot.visuals[0].type, ShapeType::kCapsule);
 }
 
 std::string CylinderRobot() {
