@@ -79,9 +79,10 @@ class ReplayPoseRecorder {
   void Commit();
 
  private:
-  // One row per recorded object; `poses`: every collider's (bodies, then
-  // robot geometries, as ColliderPoses).
-  void WriteRows(double time, const std::vector<Pose>& poses);
+  // One row per recorded object: prescribed bodies (`bodies`: every body's
+  // pose) and moving robot links (`links`: X_WL per robot and link).
+  void WriteRows(double time, const std::vector<Pose>& bodies,
+                 const std::vector<std::vector<Eigen::Isometry3d>>& links);
 
   const Scene& scene_;
   std::filesystem::path partial_, final_;
@@ -102,6 +103,11 @@ struct ReplayPageOptions {
   /// At most this many contacts over all frames; each frame keeps its
   /// largest impulses.
   long max_contacts{150'000};
+  /// At most this many triangles of robot visual meshes (URDF <visual>, each
+  /// mesh once however many links show it; Atlas's 30 Collada meshes have
+  /// 20065): beyond it the visual meshes are left out and their links draw
+  /// their collision geometry.
+  long max_visual_triangles{1'000'000};
   /// three.js (r111 or later, the UMD build); empty: DefaultThreeJsPath().
   std::string three_js_path;
 };
@@ -116,6 +122,10 @@ struct ReplayPageInfo {
   bool has_contacts{false};
   long contacts{0};          ///< contacts in the page
   long contacts_dropped{0};  ///< over max_contacts, not in the page
+  int visuals{0};            ///< robot visuals in the page
+  long visual_triangles{0};  ///< triangles of the visual meshes in the page
+  /// Visual meshes left out (over max_visual_triangles).
+  size_t visual_meshes_dropped{0};
 };
 
 /// The path of three.min.js: the SAPCONTACT_THREE_JS environment variable

@@ -14,6 +14,7 @@
 
 #include "sapcontact/sim/geometry/shape_traits.h"
 #include "sapcontact/sim/replay/replay.h"
+#include "sapcontact/sim/replay/replay_scene_reader.h"
 #include "sapcontact/sim/replay/replay_template.h"
 #include "sapcontact/sim/stepping/csv_reader.h"
 
@@ -26,11 +27,15 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
+using replay_internal::ReadReplayScene;
+using replay_internal::ReplayScene;
+using replay_internal::SceneMesh;
+using replay_internal::SceneObject;
 
 // Pose tracks of the moving objects at the frame times of trajectory.csv.
 struct Tracks {
   std::vector<double> times;               // frame times [s], ascending
-  std::vector<int> object;                 // track -> object index
+  std::vector<const double*> initial;      // per track, the initial pose
   std::vector<std::vector<double>> poses;  // per track, 7 per frame
   std::vector<std::vector<bool>> set;      // per track, per frame
 };
@@ -187,225 +192,94 @@ std::string ScriptSafeJson(const Json& value) {
   return out;
 }
 
-// --- replay_scene.json ---
-
-struct SceneObject {
-  std::string name, shape, material, motion;
-  // The shape's parameters in sim/geometry/shape_traits.h order (box: size;
-  // sphere: radius; capsule: radius, length).
-  std::vector<double> dims;
-  bool fixed{false};
-  double pose[7];
-  int material_index{0};
-  /// Radius of a sphere about the origin holding the shape [m] (0: a plane).
-  double bounding_radius{0.0};
-  /// A mesh's hull: index into ReplayScene::meshes (-1: not a mesh).
-  int mesh{-1};
-};
-
-/// A mesh's convex hull as drawn: vertices (x, y, z, ...) [m] and faces as
-/// triangles (index triples), fanned from each face polygon.
-struct SceneMesh {
-  std::vector<double> vertices;
-  std::vector<int> triangles;
-};
-
-struct ReplayScene {
-  std::string source;
-  double time_step{0.0};
-  std::vector<std::string> materials;
-  std::vector<SceneObject> objects;
-  std::vector<SceneMesh> meshes;
-};
-
-// replay_scene.json's "meshes" (absent in files of scenes without meshes).
-std::vector<SceneMesh> ReadMeshes(
-    const Json& j,
-    const std::function<void(const std::string&, const std::string&)>& fail) {
-  std::vector<SceneMesh> meshes;
-  if (!j.contains("meshes")) return meshes;
-  const Json& list = j["meshes"];
-  if (!list.is_array()) fail("meshes", "not a list");
-  for (size_t i = 0; i < list.size(); ++i) {
-    const std::string where = "meshes[" + std::to_string(i) + "]";
-    const Json& m = list[i];
-    SceneMesh mesh;
-    if (!m.is_object() || !m.contains("vertices") ||
-        !m["vertices"].is_array() || m["vertices"].size() % 3 != 0 ||
-        m["vertices"].size() < 12) {
-      fail(where + ".vertices", "not a list of 3 n numbers (n >= 4)");
-    }
-    for (const Json& v : m["vertices"]) {
-      if (!v.is_number() || !std::isfinite(v.get<double>())) {
-        fail(where + ".vertices", "not a list of finite numbers");
-      }
-      mesh.vertices.push_back(v.get<double>());
-    }
-    const int n = static_cast<int>(mesh.vertices.size() / 3);
-    if (!m.contains("faces") || !m["faces"].is_array() ||
-        m["faces"].size() < 4) {
-      fail(where + ".faces", "not a list of at least 4 faces");
-    }
-    for (const Json& f : m["faces"]) {
-      if (!f.is_array() || f.size() < 3) {
-        fail(where + ".faces", "a face is not a list of 3 or more indices");
-      }
-      std::vector<int> loop;
-      for (const Json& k : f) {
-        if (!k.is_number_integer() || k.get<int>() < 0 || k.get<int>() >= n) {
-          fail(where + ".faces", "a vertex index is not an integer in [0, " +
-                                     std::to_string(n) + ")");
-        }
-        loop.push_back(k.get<int>());
-      }
-      for (size_t t = 1; t + 1 < loop.size(); ++t) {
-        mesh.triangles.insert(mesh.triangles.end(),
-                              {loop[0], loop[t], loop[t + 1]});
-      }
-    }
-    meshes.push_back(std::move(mesh));
-  }
-  return meshes;
+// Appends v rounded to an integer.
+void AppendInt(std::string* out, double v) {
+  out->append(std::to_string(std::llround(v)));
 }
 
-ReplayScene ReadReplayScene(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw ReplayError("cannot read " + path.string());
-  Json j;
-  try {
-    j = Json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw ReplayError(path.string() + ": not JSON: " + e.what());
+// The page's robot links (their track, initial pose and visuals) and
+// visual meshes: vertices quantised to 16 bits over each mesh's bounding
+// box ("o" its low corner, "q" the step [m]), triangles as indices. With
+// more visual triangles than `max_triangles` the meshes are left out (and
+// their links draw their collision geometry).
+void AppendLinks(
+    const ReplayScene& scene, const std::vector<int>& track_of_link,
+    long max_triangles,
+    const std::function<void(std::string*, const double*)>& append_pose,
+    std::string* data, ReplayPageInfo* info) {
+  long triangles = 0;
+  for (const auto& m : scene.visual_meshes) {
+    triangles += static_cast<long>(m.triangles.size() / 3);
   }
-  const std::string file = path.string();
-  auto fail = [&](const std::string& field, const std::string& what) {
-    throw ReplayError(file + ": " + field + ": " + what);
-  };
-  if (!j.is_object() || j.value("format", "") != "sapcontact replay scene") {
-    fail("format", "not \"sapcontact replay scene\"");
-  }
-  if (j.value("version", 0) != 1) fail("version", "not 1");
-  ReplayScene scene;
-  scene.source = j.value("scene", "");
-  const Json& dt = j["time_step"];
-  if (!dt.is_number() || !(dt.get<double>() > 0)) {
-    fail("time_step", "not a positive number");
-  }
-  scene.time_step = dt.get<double>();
-  const Json& materials = j["materials"];
-  if (!materials.is_array()) fail("materials", "not a list");
-  for (const Json& m : materials) {
-    if (!m.is_string()) fail("materials", "not a list of names");
-    scene.materials.push_back(m.get<std::string>());
-  }
-  scene.meshes = ReadMeshes(j, fail);
-  const Json& objects = j["objects"];
-  if (!objects.is_array()) fail("objects", "not a list");
-  for (size_t i = 0; i < objects.size(); ++i) {
-    const Json& o = objects[i];
-    const std::string where = "objects[" + std::to_string(i) + "]";
-    auto text = [&](const char* key) {
-      if (!o.contains(key) || !o[key].is_string()) {
-        fail(where + "." + key, "missing or not a string");
+  const bool meshes = triangles <= max_triangles;
+  *data += ",\"links\":[";
+  for (size_t i = 0; i < scene.links.size(); ++i) {
+    const replay_internal::SceneLink& l = scene.links[i];
+    *data += (i > 0 ? ",{\"n\":" : "{\"n\":") + ScriptSafeJson(l.name) +
+             ",\"k\":" + std::to_string(track_of_link[i]) + ",\"p\":";
+    append_pose(data, l.pose);
+    *data += ",\"v\":[";
+    bool first = true;
+    for (const replay_internal::SceneVisual& v : l.visuals) {
+      if (v.mesh >= 0 && !meshes) continue;
+      *data += first ? "{\"s\":\"" : ",{\"s\":\"";
+      first = false;
+      *data += v.shape + "\",\"d\":[";
+      for (size_t k = 0; k < v.dims.size(); ++k) {
+        if (k > 0) *data += ',';
+        AppendSignificant(data, v.dims[k], 6);
       }
-      return o[key].get<std::string>();
-    };
-    auto positive = [&](const char* key, bool zero_ok) {
-      if (!o.contains(key) || !o[key].is_number() ||
-          !std::isfinite(o[key].get<double>()) || o[key].get<double>() < 0 ||
-          (!zero_ok && o[key].get<double>() == 0)) {
-        fail(where + "." + key, zero_ok ? "missing or not a number >= 0"
-                                        : "missing or not a number > 0");
-      }
-      return o[key].get<double>();
-    };
-    SceneObject s;
-    s.name = text("name");
-    s.shape = text("shape");
-    s.material = text("material");
-    s.motion = text("motion");
-    const std::optional<ShapeType> type = ShapeTypeFromName(s.shape);
-    if (!type) {
-      fail(where + ".shape",
-           "'" + s.shape + "' is not one of " + ShapeTypeNames(", "));
-    }
-    // The parameters in the table's order make the page's dims.
-    for (const ShapeParameter& p : TraitsOf(*type).parameters) {
-      if (p.kind != ShapeParameterKind::kLength) continue;
-      const std::string field = where + "." + p.key;
-      if (p.count == 1) {
-        s.dims.push_back(positive(p.key, p.zero_allowed));
-        continue;
-      }
-      const Json& values = o[p.key];
-      const std::string list =
-          "a list of " + std::to_string(p.count) + " numbers";
-      if (!values.is_array() || static_cast<int>(values.size()) != p.count) {
-        fail(field, "not " + list);
-      }
-      for (const Json& v : values) {
-        if (!v.is_number() || !(v.get<double>() > 0) ||
-            !std::isfinite(v.get<double>())) {
-          fail(field, "not " + list + " > 0");
+      *data += ']';
+      if (v.mesh >= 0) *data += ",\"h\":" + std::to_string(v.mesh);
+      *data += ",\"p\":";
+      append_pose(data, v.pose);
+      if (v.coloured) {
+        *data += ",\"c\":[";
+        for (int k = 0; k < 4; ++k) {
+          if (k > 0) *data += ',';
+          AppendFixed(data, v.rgba[k], 3);
         }
-        s.dims.push_back(v.get<double>());
+        *data += ']';
       }
+      *data += '}';
+      ++info->visuals;
     }
-    if (*type == ShapeType::kMesh) {
-      if (!o.contains("mesh") || !o["mesh"].is_number_integer() ||
-          o["mesh"].get<int>() < 0 ||
-          o["mesh"].get<int>() >= static_cast<int>(scene.meshes.size())) {
-        fail(where + ".mesh", "missing or not an index into meshes");
-      }
-      s.mesh = o["mesh"].get<int>();
-    }
-    if (TraitsOf(*type).bounded) {
-      if (o.contains("bounding_radius")) {
-        s.bounding_radius = positive("bounding_radius", false);
-      } else if (*type != ShapeType::kMesh) {  // files without the field
-        Shape shape;
-        shape.type = *type;
-        size_t next = 0;
-        for (const ShapeParameter& p : TraitsOf(*type).parameters) {
-          SetShapeParameter(
-              &shape, p,
-              std::vector<double>(s.dims.begin() + next,
-                                  s.dims.begin() + next + p.count));
-          next += p.count;
-        }
-        s.bounding_radius = BoundingRadius(shape);
-      } else {
-        fail(where + ".bounding_radius", "missing");
-      }
-    }
-    if (s.motion != "trajectory" && s.motion != "poses" &&
-        s.motion != "static") {
-      fail(where + ".motion",
-           "'" + s.motion + "' is not one of trajectory, poses, static");
-    }
-    if (!o.contains("fixed") || !o["fixed"].is_boolean()) {
-      fail(where + ".fixed", "missing or not true/false");
-    }
-    s.fixed = o["fixed"].get<bool>();
-    const Json& pose = o["pose"];
-    if (!pose.is_array() || pose.size() != 7) {
-      fail(where + ".pose",
-           "not a list of 7 numbers (x, y, z, qw, qx, qy, qz)");
-    }
-    for (int k = 0; k < 7; ++k) {
-      if (!pose[k].is_number() || !std::isfinite(pose[k].get<double>())) {
-        fail(where + ".pose", "not a list of 7 finite numbers");
-      }
-      s.pose[k] = pose[k].get<double>();
-    }
-    const auto m =
-        std::find(scene.materials.begin(), scene.materials.end(), s.material);
-    s.material_index = m == scene.materials.end()
-                           ? 0
-                           : static_cast<int>(m - scene.materials.begin());
-    scene.objects.push_back(s);
+    *data += "]}";
   }
-  return scene;
+  *data += "],\"vmeshes\":[";
+  for (size_t k = 0; meshes && k < scene.visual_meshes.size(); ++k) {
+    const replay_internal::SceneVisualMesh& m = scene.visual_meshes[k];
+    double lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) lo[a] = hi[a] = m.vertices[a];
+    for (size_t i = 0; i < m.vertices.size(); ++i) {
+      lo[i % 3] = std::min(lo[i % 3], m.vertices[i]);
+      hi[i % 3] = std::max(hi[i % 3], m.vertices[i]);
+    }
+    const double extent =
+        std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], 1e-9});
+    const double step = extent / 65535.0;
+    *data += k > 0 ? ",{\"o\":[" : "{\"o\":[";
+    for (int a = 0; a < 3; ++a) {
+      if (a > 0) *data += ',';
+      AppendSignificant(data, lo[a], 9);
+    }
+    *data += "],\"q\":";
+    AppendSignificant(data, step, 9);
+    *data += ",\"v\":[";
+    for (size_t i = 0; i < m.vertices.size(); ++i) {
+      if (i > 0) *data += ',';
+      AppendInt(data, (m.vertices[i] - lo[i % 3]) / step);
+    }
+    *data += "],\"f\":[";
+    for (size_t i = 0; i < m.triangles.size(); ++i) {
+      if (i > 0) *data += ',';
+      *data += std::to_string(m.triangles[i]);
+    }
+    *data += "]}";
+    info->visual_triangles += static_cast<long>(m.triangles.size() / 3);
+  }
+  *data += ']';
+  info->visual_meshes_dropped = meshes ? 0 : scene.visual_meshes.size();
 }
 
 // Replaces the one occurrence of `marker` in `page` with `text`.
@@ -477,20 +351,29 @@ ReplayPageInfo WritePage(const std::string& dir,
                                                 : options.three_js_path);
   const ReplayScene scene = ReadReplayScene(d / kReplaySceneFile);
 
-  // Tracks: objects that move, by the file that holds their poses.
+  // Tracks: objects that move, by the file that holds their poses; robot
+  // link geometries move with their link's track.
   Tracks tracks;
   std::unordered_map<std::string, int> from_trajectory, from_poses;
   std::vector<int> track_of_object(scene.objects.size(), -1);
   for (size_t i = 0; i < scene.objects.size(); ++i) {
     const SceneObject& o = scene.objects[i];
-    if (o.motion == "static") continue;
-    const int k = static_cast<int>(tracks.object.size());
+    if (o.motion == "static" || o.link >= 0) continue;
+    const int k = static_cast<int>(tracks.initial.size());
     track_of_object[i] = k;
-    tracks.object.push_back(static_cast<int>(i));
+    tracks.initial.push_back(o.pose);
     (o.motion == "trajectory" ? from_trajectory : from_poses)[o.name] = k;
   }
-  tracks.poses.resize(tracks.object.size());
-  tracks.set.resize(tracks.object.size());
+  std::vector<int> track_of_link(scene.links.size(), -1);
+  for (size_t i = 0; i < scene.links.size(); ++i) {
+    if (scene.links[i].motion == "static") continue;
+    const int k = static_cast<int>(tracks.initial.size());
+    track_of_link[i] = k;
+    tracks.initial.push_back(scene.links[i].pose);
+    from_poses[scene.links[i].name] = k;
+  }
+  tracks.poses.resize(tracks.initial.size());
+  tracks.set.resize(tracks.initial.size());
   // Frames: the times of trajectory.csv; with no free bodies, those of
   // replay_poses.csv; when nothing moves, one at t = 0.
   if (ReadPoses(d / "trajectory.csv", "body", from_trajectory, &tracks) == 0 &&
@@ -511,8 +394,8 @@ ReplayPageInfo WritePage(const std::string& dir,
   const int frames_run = static_cast<int>(tracks.times.size());
   // An object missing at a frame keeps its pose of the frame before (or its
   // initial pose).
-  for (size_t k = 0; k < tracks.object.size(); ++k) {
-    const double* initial = scene.objects[tracks.object[k]].pose;
+  for (size_t k = 0; k < tracks.initial.size(); ++k) {
+    const double* initial = tracks.initial[k];
     for (int f = 0; f < frames_run; ++f) {
       if (tracks.set[k][f]) continue;
       const double* from = f == 0 ? initial : &tracks.poses[k][7 * (f - 1)];
@@ -522,7 +405,7 @@ ReplayPageInfo WritePage(const std::string& dir,
 
   // Frames kept: evenly thinned to the limits, the first and last kept.
   const long moving =
-      std::max<long>(1, static_cast<long>(tracks.object.size()));
+      std::max<long>(1, static_cast<long>(tracks.initial.size()));
   const long cap = std::max<long>(
       2, std::min<long>(options.max_frames,
                         options.max_pose_numbers / (7 * moving)));
@@ -582,6 +465,10 @@ ReplayPageInfo WritePage(const std::string& dir,
     data += "],\"r\":";
     AppendSignificant(&data, o.bounding_radius, 6);
     if (o.mesh >= 0) data += ",\"h\":" + std::to_string(o.mesh);
+    if (o.link >= 0) {
+      data += ",\"l\":" + std::to_string(o.link) + ",\"lp\":";
+      append_pose(&data, o.pose_in_link);
+    }
     data += ",\"m\":" + std::to_string(o.material_index) +
             ",\"f\":" + (o.fixed ? "1" : "0") +
             ",\"k\":" + std::to_string(track_of_object[i]) + ",\"p\":";
@@ -603,7 +490,11 @@ ReplayPageInfo WritePage(const std::string& dir,
     }
     data += "]}";
   }
-  data += "],\"t\":[";
+  data += ']';
+  ReplayPageInfo info;
+  AppendLinks(scene, track_of_link, options.max_visual_triangles, append_pose,
+              &data, &info);
+  data += ",\"t\":[";
   for (size_t k = 0; k < kept.size(); ++k) {
     if (k > 0) data += ',';
     AppendSignificant(&data, tracks.times[kept[k]], 7);
@@ -623,7 +514,6 @@ ReplayPageInfo WritePage(const std::string& dir,
   }
   data += ']';
 
-  ReplayPageInfo info;
   const fs::path contacts_path = d / "contacts.csv";
   if (fs::exists(contacts_path, ec)) {
     ContactGroups groups = ReadContacts(contacts_path);
@@ -684,6 +574,7 @@ ReplayPageInfo WritePage(const std::string& dir,
   std::string page = ReplayTemplateHtml();
   // three.js first: the data (body names) could hold the other marker.
   Fill(&page, "/*THREE_JS*/", three);
+  Fill(&page, "/*ROBOT_JS*/", ReplayRobotJs());
   Fill(&page, "/*REPLAY_DATA*/", data);
   const fs::path out_path = d / kReplayPageFile;
   const fs::path partial = d / (std::string(kReplayPageFile) + ".partial");

@@ -1,4 +1,5 @@
 // replay_scene.json and replay_poses.csv (replay.h).
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -19,6 +20,13 @@ Json PoseJson(const Pose& p) {
   const Eigen::Quaterniond& q = p.orientation;
   return Json{p.position.x(), p.position.y(), p.position.z(), q.w(),
               q.x(),          q.y(),          q.z()};
+}
+
+Pose ToPose(const Eigen::Isometry3d& X) {
+  Pose p;
+  p.position = X.translation();
+  p.orientation = Eigen::Quaterniond(X.linear()).normalized();
+  return p;
 }
 
 // x to 7 significant digits (0.1 um on a 1 m hull; the page draws floats),
@@ -56,6 +64,76 @@ class MeshTable {
   std::map<const MeshShape*, int> index_;
   Json json_ = Json::array();
 };
+
+// The visual meshes of a scene (each mesh once, vertices and triangles as
+// written: they are drawn, not collided with).
+class VisualMeshTable {
+ public:
+  int Index(const VisualGeometry& v) {
+    const auto it = index_.find(v.mesh.get());
+    if (it != index_.end()) return it->second;
+    Json vertices = Json::array();
+    for (const Vector3& x : v.mesh->vertices) {
+      for (int k = 0; k < 3; ++k) vertices.push_back(Significant7(x[k]));
+    }
+    Json triangles = Json::array();
+    for (const std::array<int, 3>& t : v.mesh->triangles) {
+      for (int k = 0; k < 3; ++k) triangles.push_back(t[k]);
+    }
+    json_.push_back({{"file", v.file},
+                     {"vertices", std::move(vertices)},
+                     {"triangles", std::move(triangles)}});
+    const int index = static_cast<int>(index_.size());
+    index_[v.mesh.get()] = index;
+    return index;
+  }
+  const Json& json() const { return json_; }
+
+ private:
+  std::map<const TriangleMesh*, int> index_;
+  Json json_ = Json::array();
+};
+
+// A visual: shape and parameters (or the index of its mesh), pose in the
+// link frame, colour when the URDF gives one.
+Json VisualJson(const VisualGeometry& v, VisualMeshTable* meshes) {
+  Json o;
+  o["name"] = v.name;
+  o["shape"] = ShapeTypeName(v.type);
+  switch (v.type) {
+    case ShapeType::kBox:
+      o["size"] = {v.size.x(), v.size.y(), v.size.z()};
+      break;
+    case ShapeType::kSphere:
+      o["radius"] = v.radius;
+      break;
+    case ShapeType::kCylinder:
+    case ShapeType::kCapsule:
+      o["radius"] = v.radius;
+      o["length"] = v.length;
+      break;
+    case ShapeType::kMesh:
+      o["file"] = v.file;
+      o["mesh"] = meshes->Index(v);
+      break;
+    default:
+      break;
+  }
+  o["pose"] = PoseJson(v.pose_in_link);
+  if (v.coloured) o["rgba"] = {v.rgba[0], v.rgba[1], v.rgba[2], v.rgba[3]};
+  return o;
+}
+
+// Writes `list` one entry per line after `key` into `text` (which ends
+// before the closing brace).
+void AppendTable(std::string* text, const char* key, const Json& list) {
+  const auto replace = nlohmann::json::error_handler_t::replace;
+  *text += std::string(",\n \"") + key + "\": [";
+  for (size_t i = 0; i < list.size(); ++i) {
+    *text += (i > 0 ? ",\n  " : "\n  ") + list[i].dump(-1, ' ', false, replace);
+  }
+  *text += list.empty() ? "]" : "\n ]";
+}
 
 // The shape's name and parameters (sim/geometry/shape_traits.h), its
 // bounding radius, and for a mesh the index of its hull in `meshes`.
@@ -100,36 +178,57 @@ std::string ReplaySceneJson(const Scene& scene) {
     o["pose"] = PoseJson(b.pose);
     objects.push_back(o);
   }
-  std::vector<Eigen::VectorXd> q;
-  for (const RobotSpec& r : scene.robots) q.push_back(RobotInitialPositions(r));
-  const std::vector<Pose> poses = ColliderPoses(scene, q);
-  size_t c = scene.bodies.size();
+  // Robot links: their frames move (replay_poses.csv), their collision
+  // geometry and visuals are fixed in them.
+  Json links = Json::array();
+  VisualMeshTable visual_meshes;
+  std::vector<Eigen::Isometry3d> X_WL;
   for (const RobotSpec& r : scene.robots) {
-    const std::vector<bool> moves = MovingLinks(r.description.tree);
-    for (const RobotGeometry& g : r.description.geometries) {
+    const RobotDescription& d = r.description;
+    CalcLinkPoses(d.tree, RobotInitialPositions(r), &X_WL);
+    const std::vector<bool> moves = MovingLinks(d.tree);
+    const int first = static_cast<int>(links.size());
+    for (int l = 0; l < d.tree.num_links(); ++l) {
+      Json link;
+      link["name"] = r.name + "/" + d.tree.link(l).name;
+      link["motion"] = moves[l] ? "poses" : "static";
+      link["pose"] = PoseJson(ToPose(X_WL[l]));
+      link["visuals"] = Json::array();
+      links.push_back(link);
+    }
+    for (const VisualGeometry& v : d.visuals) {
+      links[first + v.link]["visuals"].push_back(VisualJson(v, &visual_meshes));
+    }
+    for (const RobotGeometry& g : d.geometries) {
+      const Json& link = links[first + g.link];
+      Pose X_WG;
+      X_WG.position = X_WL[g.link] * g.pose_in_link.position;
+      X_WG.orientation = Eigen::Quaterniond(X_WL[g.link].linear()) *
+                         g.pose_in_link.orientation;
       Json o;
       o["name"] = r.name + "/" + g.name;
       o["kind"] = "link";
       o = ShapeFields(g.shape, &meshes, o);
       o["material"] = r.material;
       o["fixed"] = !moves[g.link];
-      o["motion"] = moves[g.link] ? "poses" : "static";
-      o["pose"] = PoseJson(poses[c++]);
+      o["motion"] = link["motion"];
+      o["pose"] = PoseJson(X_WG);
+      o["link"] = first + g.link;
+      o["pose_in_link"] = PoseJson(g.pose_in_link);
       objects.push_back(o);
     }
   }
   j["objects"] = objects;
-  // The hulls one per line (thousands of numbers: indenting them would
+  j["links"] = links;
+  // The meshes one per line (thousands of numbers: indenting them would
   // put each on a line of its own).
   const auto replace = nlohmann::json::error_handler_t::replace;
   std::string text = j.dump(1, ' ', false, replace);
   text.pop_back();  // the closing brace
-  text += ",\n \"meshes\": [";
-  const Json& list = meshes.json();
-  for (size_t i = 0; i < list.size(); ++i) {
-    text += (i > 0 ? ",\n  " : "\n  ") + list[i].dump(-1, ' ', false, replace);
-  }
-  text += list.empty() ? "]\n}\n" : "\n ]\n}\n";
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  AppendTable(&text, "meshes", meshes.json());
+  AppendTable(&text, "visual_meshes", visual_meshes.json());
+  text += "\n}\n";
   return text;
 }
 
@@ -168,7 +267,9 @@ ReplayPoseRecorder::~ReplayPoseRecorder() {
   std::filesystem::remove(partial_, ec);
 }
 
-void ReplayPoseRecorder::WriteRows(double t, const std::vector<Pose>& poses) {
+void ReplayPoseRecorder::WriteRows(
+    double t, const std::vector<Pose>& bodies,
+    const std::vector<std::vector<Eigen::Isometry3d>>& links) {
   char time[40];
   std::snprintf(time, sizeof(time), "%.9g", t);
   auto row = [&](const std::string& name, const Pose& p) {
@@ -177,16 +278,16 @@ void ReplayPoseRecorder::WriteRows(double t, const std::vector<Pose>& poses) {
     std::fprintf(file_, "%s,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", time,
                  name.c_str(), x.x(), x.y(), x.z(), q.w(), q.x(), q.y(), q.z());
   };
-  size_t c = 0;
-  for (const Body& b : scene_.bodies) {
-    if (b.prescribed) row(b.name, poses[c]);
-    ++c;
+  for (size_t b = 0; b < scene_.bodies.size(); ++b) {
+    if (scene_.bodies[b].prescribed) row(scene_.bodies[b].name, bodies[b]);
   }
-  for (const RobotSpec& spec : scene_.robots) {
-    const std::vector<bool> moves = MovingLinks(spec.description.tree);
-    for (const RobotGeometry& g : spec.description.geometries) {
-      if (moves[g.link]) row(spec.name + "/" + g.name, poses[c]);
-      ++c;
+  for (size_t r = 0; r < scene_.robots.size(); ++r) {
+    const RobotSpec& spec = scene_.robots[r];
+    const MultibodyTree& tree = spec.description.tree;
+    const std::vector<bool> moves = MovingLinks(tree);
+    for (int l = 0; l < tree.num_links(); ++l) {
+      if (moves[l])
+        row(spec.name + "/" + tree.link(l).name, ToPose(links[r][l]));
     }
   }
 }
@@ -196,21 +297,24 @@ void ReplayPoseRecorder::Record(const TimeStepper& stepper) {
   if (!wrote_initial_) {
     // The state before the first step, as trajectory.csv's first rows.
     wrote_initial_ = true;
-    std::vector<Eigen::VectorXd> q;
-    for (const RobotSpec& r : scene_.robots) {
-      q.push_back(RobotInitialPositions(r));
+    std::vector<Pose> bodies;
+    for (const Body& b : scene_.bodies) bodies.push_back(b.pose);
+    std::vector<std::vector<Eigen::Isometry3d>> links(scene_.robots.size());
+    for (size_t r = 0; r < scene_.robots.size(); ++r) {
+      CalcLinkPoses(scene_.robots[r].description.tree,
+                    RobotInitialPositions(scene_.robots[r]), &links[r]);
     }
-    WriteRows(0.0, ColliderPoses(scene_, q));
+    WriteRows(0.0, bodies, links);
   }
   const int n = stepper.steps_taken();
   if (n % every_ != 0 && n != steps_) return;
-  std::vector<Pose> poses;
-  for (const BodyState& s : stepper.state()) poses.push_back(s.pose);
+  std::vector<Pose> bodies;
+  for (const BodyState& s : stepper.state()) bodies.push_back(s.pose);
+  std::vector<std::vector<Eigen::Isometry3d>> links;
   for (size_t r = 0; r < scene_.robots.size(); ++r) {
-    AppendGeometryPoses(scene_.robots[r].description,
-                        stepper.LinkPoses(static_cast<int>(r)), &poses);
+    links.push_back(stepper.LinkPoses(static_cast<int>(r)));
   }
-  WriteRows(stepper.time(), poses);
+  WriteRows(stepper.time(), bodies, links);
 }
 
 void ReplayPoseRecorder::Commit() {

@@ -194,9 +194,11 @@ TEST(ReplayPoses, PrescribedBodyMovesAtItsVelocityAtTheTrajectorysTimes) {
   EXPECT_EQ(rows, frames.size());
 }
 
-// A robot's moving link geometry: the pendulum's bob at
+// A robot's moving link: replay_poses.csv holds the link frame of the
+// pendulum's bob (at the pivot, turned by Ry(q)); its ball, (0, 0, -0.5) in
+// the link frame (replay_scene.json's pose_in_link), lands at
 // pivot + Ry(q) (0, 0, -0.5) with q from joints.csv at the same time.
-TEST(ReplayPoses, RobotLinkGeometryFollowsItsJoint) {
+TEST(ReplayPoses, RobotLinkFrameFollowsItsJoint) {
   const TempDir dir("pendulum");
   const Scene scene =
       scene_tests::LoadShippedScene("pendulum", {"duration=0.3"});
@@ -208,26 +210,38 @@ TEST(ReplayPoses, RobotLinkGeometryFollowsItsJoint) {
     while (joints.Next()) q[joints.Number(t)] = joints.Number(p);
   }
   ASSERT_EQ(q.size(), 300u / 10 + 1);
+  const Json j = Json::parse(ReadText(dir.path() / kReplaySceneFile));
+  const Json& bob = j["objects"][1];
+  EXPECT_EQ(bob["kind"], "link");
+  EXPECT_EQ(bob["motion"], "poses");
+  EXPECT_DOUBLE_EQ(bob["radius"].get<double>(), 0.02);
+  EXPECT_EQ(j["links"][bob["link"].get<int>()]["name"], "pendulum/bob");
+  EXPECT_EQ(j["links"][0]["motion"], "static");  // the base
+  const std::vector<double> in_link = bob["pose_in_link"];
+  EXPECT_EQ(in_link, std::vector<double>({0, 0, -0.5, 1, 0, 0, 0}));
   CsvReader csv(dir.path() / kReplayPosesFile);
-  const int t = csv.Column("time"), name = csv.Column("name"),
-            x = csv.Column("x"), y = csv.Column("y"), z = csv.Column("z");
+  const int t = csv.Column("time"), name = csv.Column("name");
+  int c[7];
+  const char* fields[7] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
+  for (int i = 0; i < 7; ++i) c[i] = csv.Column(fields[i]);
   size_t rows = 0;
   double swing = 0;
   while (csv.Next()) {
     ++rows;
-    EXPECT_EQ(csv.Text(name), "pendulum/bob/bob");
+    EXPECT_EQ(csv.Text(name), "pendulum/bob");
     const double angle = q.at(csv.Number(t));
-    EXPECT_NEAR(csv.Number(x), -0.5 * std::sin(angle), 1e-8) << csv.Where();
-    EXPECT_NEAR(csv.Number(y), 0.0, 1e-12);
-    EXPECT_NEAR(csv.Number(z), 1.0 - 0.5 * std::cos(angle), 1e-8);
+    const Vector3 pivot(csv.Number(c[0]), csv.Number(c[1]), csv.Number(c[2]));
+    const Eigen::Quaterniond R(csv.Number(c[3]), csv.Number(c[4]),
+                               csv.Number(c[5]), csv.Number(c[6]));
+    EXPECT_NEAR((pivot - Vector3(0, 0, 1)).norm(), 0.0, 1e-12);
+    const Vector3 ball = pivot + R * Vector3(0, 0, -0.5);
+    EXPECT_NEAR(ball.x(), -0.5 * std::sin(angle), 1e-8) << csv.Where();
+    EXPECT_NEAR(ball.y(), 0.0, 1e-12);
+    EXPECT_NEAR(ball.z(), 1.0 - 0.5 * std::cos(angle), 1e-8);
     swing = std::max(swing, std::abs(angle - 0.1));
   }
   EXPECT_EQ(rows, q.size());
   EXPECT_GT(swing, 0.05);  // it swings (period 1.4 s, from q = 0.1)
-  const Json j = Json::parse(ReadText(dir.path() / kReplaySceneFile));
-  EXPECT_EQ(j["objects"][1]["kind"], "link");
-  EXPECT_EQ(j["objects"][1]["motion"], "poses");
-  EXPECT_DOUBLE_EQ(j["objects"][1]["radius"].get<double>(), 0.02);
 }
 
 // The page's data: one track per moving object with the poses of
