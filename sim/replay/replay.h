@@ -7,7 +7,7 @@
 //                          writes it with every run)
 //   DIR/trajectory.csv     the free bodies' poses (RunSimulation)
 //   DIR/replay_poses.csv   poses of what trajectory.csv lacks: prescribed
-//                          bodies and moving robot link geometries
+//                          bodies and moving robot link frames
 //                          (ReplayPoseRecorder; only when the scene has any)
 //   DIR/contacts.csv       optional: contact points and impulses
 //                          (SimulationOptions::write_contacts)
@@ -47,7 +47,13 @@ class ReplayError : public std::runtime_error {
 /// ("plane", "box", "sphere", "capsule") with size [m] (box edge lengths),
 /// radius [m] and length [m] (capsule), material, fixed, the source of its
 /// motion ("trajectory": trajectory.csv; "poses": replay_poses.csv;
-/// "static": never moves) and its initial pose [x, y, z, qw, qx, qy, qz].
+/// "static": never moves) and its initial pose [x, y, z, qw, qx, qy, qz];
+/// a link geometry also its link (index into "links") and pose in it.
+/// "links": every robot link ("<robot>/<link>", motion "poses" or
+/// "static", initial pose) with its URDF visuals (shape, parameters or
+/// visual mesh index, pose in the link frame, rgba when given);
+/// "meshes": each collision mesh's hull once; "visual_meshes": each visual
+/// mesh once as written (vertices, triangles).
 std::string ReplaySceneJson(const Scene& scene);
 
 /// Writes ReplaySceneJson(scene) to dir/replay_scene.json.
@@ -56,8 +62,8 @@ void WriteReplayScene(const Scene& scene, const std::string& dir);
 
 /// Records, at the cadence of trajectory.csv (the initial state, every
 /// output.every steps and the last step), the world poses of what
-/// trajectory.csv does not hold: prescribed bodies and the collision
-/// geometries of robot links that move. Rows "time,name,x,y,z,qw,qx,qy,qz"
+/// trajectory.csv does not hold: prescribed bodies and the frames of robot
+/// links that move ("<robot>/<link>"). Rows "time,name,x,y,z,qw,qx,qy,qz"
 /// go to dir/replay_poses.csv.partial, renamed to replay_poses.csv by
 /// Commit(); the partial file is removed if the recorder is destroyed
 /// uncommitted. A scene with nothing to record writes no file.
