@@ -151,8 +151,7 @@ py::dict DerivativesToPython(const SapSolverDerivatives& d) {
       {{"dv_dactuation_kd", &J.dv_dactuation_kd},
        {"dgamma_dactuation_kd", &J.dgamma_dactuation_kd}},
       {{"dv_dactuation_effort_limit", &J.dv_dactuation_effort_limit},
-       {"dgamma_dactuation_effort_limit",
-        &J.dgamma_dactuation_effort_limit}}};
+       {"dgamma_dactuation_effort_limit", &J.dgamma_dactuation_effort_limit}}};
   for (const auto& pair : rows) {
     out[pair[0].first] = ToNumpy(*pair[0].second);
     out[pair[1].first] = Rows3(*pair[1].second);
@@ -323,14 +322,14 @@ void DefineSapSolver(py::module_& m) {
             out["dL_dstiffness"] = ToNumpy(g.stiffness);
             out["dL_ddissipation"] = ToNumpy(g.dissipation);
             out["dL_dfriction"] = ToNumpy(g.friction);
+            out["dL_dnormal_velocity0"] = ToNumpy(g.normal_velocity0);
             out["dL_dtime_step"] = g.time_step;
             out["dL_dlimit_g0"] = ToNumpy(g.limit_g0);
             out["dL_dholonomic_g0"] = ToNumpy(g.holonomic_g0);
             out["dL_dactuation_target"] = ToNumpy(g.actuation_target);
             out["dL_dactuation_target_velocity"] =
                 ToNumpy(g.actuation_target_velocity);
-            out["dL_dactuation_feedforward"] =
-                ToNumpy(g.actuation_feedforward);
+            out["dL_dactuation_feedforward"] = ToNumpy(g.actuation_feedforward);
             out["dL_dactuation_kp"] = ToNumpy(g.actuation_kp);
             out["dL_dactuation_kd"] = ToNumpy(g.actuation_kd);
             out["dL_dactuation_effort_limit"] =
@@ -343,7 +342,8 @@ void DefineSapSolver(py::module_& m) {
           "to the solve's v (nv,) and gamma ((nc, 3) or (3 nc,)), either None "
           "for zero, returns dL/dtheta for every parameter at once (one "
           "back-substitution): a dict with dL_dvstar (nv,), dL_dphi0, "
-          "dL_dstiffness, dL_ddissipation, dL_dfriction (nc,), "
+          "dL_dstiffness, dL_ddissipation, dL_dfriction, dL_dnormal_velocity0 "
+          "(nc,), "
           "dL_dtime_step (float) and the rows' dL_dlimit_g0, "
           "dL_dholonomic_g0, dL_dactuation_target ... (per row).")
       .def_property_readonly(

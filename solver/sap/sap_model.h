@@ -216,6 +216,8 @@ class SapModel {
   static void ForEachContact(ThreadPool* pool, int n, const Body& body);
   // J A_p^-1 J' of the Jacobian block J (3 x n_p) of participating tree p.
   Matrix3 JAinvJt(const Eigen::MatrixXd& J, int p) const;
+  // Row i of a constraint's block J (m x n_p): J_i A_p^-1 J_i'.
+  double RowDelassus(const Eigen::MatrixXd& J, int p, int i) const;
   // The patch of trees (i, j), i > j (j = -1: with the world), created if
   // new.
   int PatchOf(int i, int j);
@@ -261,7 +263,7 @@ class SapModel {
   int num_active_contacts_{0};
   std::vector<char> touched_;
   std::vector<Eigen::Matrix<double, 6, 6>> A_inv6_;
-  std::vector<Eigen::MatrixXd> A_inv_;
+  std::vector<Eigen::LLT<Eigen::MatrixXd>> A_llt_;
   std::vector<std::pair<int, int>> off_diagonal_;
   Eigen::VectorXd v_star_, D_;
   // Trees of at least kWideTreeVelocities velocities (FCLib components,

@@ -48,16 +48,29 @@ void ValidateBlock(const SapProblem& p, int k, const ContactJacobianBlock& b,
   Throw(os.str());
 }
 
-std::string ConstraintLabel(const char* kind, int k, const std::string& name) {
+// "limit 3 ('arm/joint2 lower limit')": a constraint's name in messages,
+// made into a string only when one is thrown (Validate runs every step).
+struct ConstraintLabel {
+  const char* kind;
+  int k;
+  const std::string& name;
+};
+
+std::ostream& operator<<(std::ostream& os, const ConstraintLabel& l) {
+  os << l.kind << " " << l.k;
+  if (!l.name.empty()) os << " ('" << l.name << "')";
+  return os;
+}
+
+std::string operator+(const ConstraintLabel& l, const char* text) {
   std::ostringstream os;
-  os << kind << " " << k;
-  if (!name.empty()) os << " ('" << name << "')";
+  os << l << text;
   return os.str();
 }
 
 // A constraint's Jacobian blocks: existing, distinct trees, m x n_t, finite.
 void ValidateConstraintBlocks(
-    const SapProblem& p, const std::string& label, int m,
+    const SapProblem& p, const ConstraintLabel& label, int m,
     const ConstraintJacobianBlock& first,
     const std::optional<ConstraintJacobianBlock>& second) {
   const int nt = static_cast<int>(p.trees.size());
@@ -89,7 +102,7 @@ void ValidateConstraintBlocks(
   }
 }
 
-void ValidateVector(const std::string& label, const char* field,
+void ValidateVector(const ConstraintLabel& label, const char* field,
                     const Eigen::VectorXd& x, int m, bool allow_inf) {
   if (x.size() != m) {
     Throw(label + ": " + field + " has " + std::to_string(x.size()) +
@@ -105,7 +118,7 @@ void ValidateVector(const std::string& label, const char* field,
   }
 }
 
-void ValidateStiffness(const std::string& label, double k) {
+void ValidateStiffness(const ConstraintLabel& label, double k) {
   if (!(k > 0)) {
     std::ostringstream os;
     os << label << ": stiffness = " << k << " (must be > 0 or inf)";
@@ -197,7 +210,7 @@ void Validate(const SapProblem& p, bool check_positive_definite) {
   }
   for (int k = 0; k < static_cast<int>(p.limits.size()); ++k) {
     const LimitConstraint& c = p.limits[k];
-    const std::string label = ConstraintLabel("limit", k, c.name);
+    const ConstraintLabel label{"limit", k, c.name};
     const int m = static_cast<int>(c.g0.size());
     ValidateConstraintBlocks(p, label, m, c.first, c.second);
     ValidateVector(label, "g0", c.g0, m, false);
@@ -209,8 +222,7 @@ void Validate(const SapProblem& p, bool check_positive_definite) {
   }
   for (int k = 0; k < static_cast<int>(p.holonomic.size()); ++k) {
     const HolonomicConstraint& c = p.holonomic[k];
-    const std::string label =
-        ConstraintLabel("holonomic constraint", k, c.name);
+    const ConstraintLabel label{"holonomic constraint", k, c.name};
     const int m = static_cast<int>(c.g0.size());
     ValidateConstraintBlocks(p, label, m, c.first, c.second);
     ValidateVector(label, "g0", c.g0, m, false);
@@ -231,7 +243,7 @@ void Validate(const SapProblem& p, bool check_positive_definite) {
   }
   for (int k = 0; k < static_cast<int>(p.actuation.size()); ++k) {
     const ActuationConstraint& c = p.actuation[k];
-    const std::string label = ConstraintLabel("actuation", k, c.name);
+    const ConstraintLabel label{"actuation", k, c.name};
     const int m = static_cast<int>(c.position.size());
     ValidateConstraintBlocks(p, label, m, c.first, std::nullopt);
     ValidateVector(label, "position", c.position, m, false);

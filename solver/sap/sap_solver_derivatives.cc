@@ -183,6 +183,7 @@ void SapSolverDerivatives::ParameterImpulses(const SapParameterVector& d,
     psi->segment<3>(3 * k) =
         P.phi0 * At(d.phi0, k) + P.stiffness * At(d.stiffness, k) +
         P.dissipation * At(d.dissipation, k) + P.friction * At(d.friction, k) +
+        P.normal_velocity0 * At(d.normal_velocity0, k) +
         P.time_step * d.time_step;
   }
   const int r0 = model_.row_offset();
@@ -212,6 +213,7 @@ SapSolutionVector SapSolverDerivatives::Apply(
   CheckSize(d.stiffness, nc_, "stiffness");
   CheckSize(d.dissipation, nc_, "dissipation");
   CheckSize(d.friction, nc_, "friction");
+  CheckSize(d.normal_velocity0, nc_, "normal_velocity0");
   CheckRows(d);
   // H dv = A dv* + J' psi; d gamma = -G J dv + psi.
   Eigen::VectorXd psi, rhs, dv_star;
@@ -273,6 +275,7 @@ SapParameterVector SapSolverDerivatives::ApplyTranspose(
   g.stiffness.resize(nc_);
   g.dissipation.resize(nc_);
   g.friction.resize(nc_);
+  g.normal_velocity0.resize(nc_);
   g.time_step = 0.0;
   for (int k = 0; k < nc_; ++k) {
     const ContactImpulsePartials& P = partials_[k];
@@ -281,6 +284,7 @@ SapParameterVector SapSolverDerivatives::ApplyTranspose(
     g.stiffness(k) = P.stiffness.dot(m);
     g.dissipation(k) = P.dissipation.dot(m);
     g.friction(k) = P.friction.dot(m);
+    g.normal_velocity0(k) = P.normal_velocity0.dot(m);
     g.time_step += P.time_step.dot(m);
   }
   g.time_step += row_dt_.dot(mu.tail(row_dt_.size()));
@@ -418,6 +422,7 @@ SapSolutionVector SapSolverDerivatives::ApplyAlong(const SapProblem& plus,
   const SapProblem& p0 = problem_;
   const std::vector<Block> b0 = Blocks(p0);
   for (const SapProblem* q : {&plus, &minus}) {
+    if (q == &p0) continue;  // the linearized problem itself
     const std::vector<Block> b = Blocks(*q);
     bool same = q->trees.size() == p0.trees.size() &&
                 q->contacts.size() == p0.contacts.size() &&
@@ -438,16 +443,21 @@ SapSolutionVector SapSolverDerivatives::ApplyAlong(const SapProblem& plus,
           "have the linearized problem's trees, contacts (on the same trees, "
           "in the same order) and constraint rows");
     }
+    Validate(*q, /*check_positive_definite=*/false);
   }
-  Validate(plus, /*check_positive_definite=*/false);
-  Validate(minus, /*check_positive_definite=*/false);
   const std::vector<Block> bp = Blocks(plus), bm = Blocks(minus);
   const double inv2h = 0.5 / h;
   // What the model makes of the perturbed data: w per contact, the rows'
-  // constants.
-  SapModel mp, mm;
-  mp.Build(plus, regularization_);
-  mm.Build(minus, regularization_);
+  // constants (the linearized model's own for the linearized problem: a
+  // forward difference builds one model).
+  SapModel built_plus, built_minus;
+  auto model_of = [&](const SapProblem& q, SapModel* built) -> const SapModel& {
+    if (&q == &p0) return model_;
+    built->Build(q, regularization_);
+    return *built;
+  };
+  const SapModel& mp = model_of(plus, &built_plus);
+  const SapModel& mm = model_of(minus, &built_minus);
 
   const int n = model_.num_velocities();
   const int rows = model_.num_constraint_rows();

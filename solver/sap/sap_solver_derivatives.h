@@ -46,6 +46,10 @@ struct SapParameterVector {
   Eigen::VectorXd stiffness;
   Eigen::VectorXd dissipation;
   Eigen::VectorXd friction;
+  /// Per contact (nc): the normal velocity at the start of the step
+  /// Contact::normal_velocity0 [m/s] (the lagged and similar models'
+  /// friction bound; the sap model does not read it).
+  Eigen::VectorXd normal_velocity0;
   /// The time step dt [s] (every constraint's regularization and v_hat;
   /// v* and A are data, held fixed).
   double time_step{0.0};
@@ -145,6 +149,9 @@ class SapSolverDerivatives {
   /// bounds); the solution's response to it is exact (implicit function
   /// theorem). Contact parameters and dt are held. The simulator's step
   /// derivatives move the state along such curves (docs/theory.md §21).
+  /// Either end may be the linearized problem itself (the object this was
+  /// constructed with: a one-sided difference, whose model is not built
+  /// again).
   /// @throws std::invalid_argument if plus or minus differs from the
   ///         linearized problem in structure (trees and their sizes,
   ///         contacts and their trees, constraint rows) or h <= 0.

@@ -276,8 +276,10 @@ void CheckAdjoint(const SapSolverDerivatives& d, const SapParameterVector& x,
   const double rhs =
       dot(Jty.v_star, x.v_star) + dot(Jty.phi0, x.phi0) +
       dot(Jty.stiffness, x.stiffness) + dot(Jty.dissipation, x.dissipation) +
-      dot(Jty.friction, x.friction) + Jty.time_step * x.time_step +
-      dot(Jty.limit_g0, x.limit_g0) + dot(Jty.holonomic_g0, x.holonomic_g0) +
+      dot(Jty.friction, x.friction) +
+      dot(Jty.normal_velocity0, x.normal_velocity0) +
+      Jty.time_step * x.time_step + dot(Jty.limit_g0, x.limit_g0) +
+      dot(Jty.holonomic_g0, x.holonomic_g0) +
       dot(Jty.actuation_target, x.actuation_target) +
       dot(Jty.actuation_target_velocity, x.actuation_target_velocity) +
       dot(Jty.actuation_feedforward, x.actuation_feedforward) +
@@ -335,6 +337,52 @@ TEST(SapSolverDerivatives, ReverseModeWithRows) {
   SapParameterVector wrong;
   wrong.actuation_kp = Eigen::VectorXd::Zero(2);
   EXPECT_THROW(d.Apply(wrong), std::invalid_argument);
+}
+
+// The lagged model's friction bound reads v_n0: Apply's normal_velocity0
+// against ApplyAlong's differences of problems that differ in it (and in
+// v*, as a velocity perturbation moves both), and reverse mode against
+// forward mode with it.
+TEST(SapSolverDerivatives, NormalVelocityOfTheLaggedModel) {
+  BoxSetup s;
+  s.contact = Compliant(ContactModel::kLagged);
+  s.jiggle = 0.05;
+  SapProblem p = fixtures::Chain(3, s);
+  for (Contact& c : p.contacts) c.normal_velocity0 = -0.3;
+  SapSolver solver(Tight());
+  const SapSolverResults r = solver.Solve(p);
+  ASSERT_EQ(r.status, SapSolverStatus::kConverged);
+  const SapSolverDerivatives d(p, r, Tight());
+  const int nv = p.num_velocities();
+  const int nc = static_cast<int>(p.contacts.size());
+  SapParameterVector x;
+  x.v_star = Eigen::VectorXd::Random(nv);
+  x.normal_velocity0 = Eigen::VectorXd::Random(nc);
+  const double h = 1e-7;
+  SapProblem plus = p, minus = p;
+  int o = 0;
+  for (size_t t = 0; t < p.trees.size(); ++t) {
+    const int n = static_cast<int>(p.trees[t].v_star.size());
+    plus.trees[t].v_star += h * x.v_star.segment(o, n);
+    minus.trees[t].v_star -= h * x.v_star.segment(o, n);
+    o += n;
+  }
+  for (int k = 0; k < nc; ++k) {
+    plus.contacts[k].normal_velocity0 += h * x.normal_velocity0(k);
+    minus.contacts[k].normal_velocity0 -= h * x.normal_velocity0(k);
+  }
+  const SapSolutionVector along = d.ApplyAlong(plus, minus, h);
+  const SapSolutionVector applied = d.Apply(x);
+  EXPECT_LT((applied.v - along.v).norm(), 1e-7 * along.v.norm());
+  EXPECT_LT((applied.gamma - along.gamma).norm(), 1e-7 * along.gamma.norm());
+  // v_n0 alone moves the solution (the bound is active on some contact).
+  SapParameterVector only_vn0;
+  only_vn0.normal_velocity0 = x.normal_velocity0;
+  EXPECT_GT(d.Apply(only_vn0).gamma.norm(), 1e-6 * applied.gamma.norm());
+  SapSolutionVector y;
+  y.v = Eigen::VectorXd::Random(nv);
+  y.gamma = Eigen::VectorXd::Random(3 * nc);
+  CheckAdjoint(d, x, y);
 }
 
 TEST(SapSolverDerivatives, RejectsBadInput) {
