@@ -197,6 +197,19 @@ Eigen::Matrix<double, 6, 1> CalcMomentum(const MultibodyTree& tree,
                                          const Eigen::VectorXd& q,
                                          const Eigen::VectorXd& v);
 
+/// k(q, v) = Mdot(q, v) v - c_C(q, v) [N m or N], c_C the Coriolis and
+/// centrifugal forces and Mdot v the mass matrix's change along v (tangent
+/// directions, as IntegratePositions): the velocity term of the variational
+/// step (docs/theory.md §17). Without floating joints it is dT/dq, the
+/// gradient of the kinetic energy at fixed v. One pass over the links, no
+/// mass matrix.
+void CalcMassRateForces(const MultibodyTree& tree, const Eigen::VectorXd& q,
+                        const Eigen::VectorXd& v, Eigen::VectorXd* k);
+/// The same with the link poses already computed (CalcLinkPoses at q).
+void CalcMassRateForces(const MultibodyTree& tree,
+                        const std::vector<Eigen::Isometry3d>& X_WL,
+                        const Eigen::VectorXd& v, Eigen::VectorXd* k);
+
 /// World position of the tree's centre of mass [m] (the origin if the tree
 /// has no mass).
 Eigen::Vector3d CalcCenterOfMass(const MultibodyTree& tree,

@@ -301,8 +301,10 @@ void DefineSimulation(py::module_& m) {
       .def(
           "step_derivatives",
           [](PySimulation& s, const std::string& method, double position_step,
-             double velocity_step, double force_step, double rel_tolerance) {
+             double velocity_step, double force_step, double rel_tolerance,
+             bool central_differences) {
             StepDerivativeOptions o;
+            o.central_differences = central_differences;
             if (method == "finite_differences") {
               o.method = StepDerivativeMethod::kFiniteDifferences;
             } else if (method != "implicit") {
@@ -335,6 +337,7 @@ void DefineSimulation(py::module_& m) {
           py::arg("method") = "implicit", py::arg("position_step") = 0.0,
           py::arg("velocity_step") = 0.0, py::arg("force_step") = 0.0,
           py::arg("rel_tolerance") = 1e-12,
+          py::arg("central_differences") = false,
           "Derivatives of the next step from the current state, x+ = f(x, "
           "u), in the layout of MuJoCo's mjd_transitionFD (docs/theory.md "
           "§21): x = (dq, v), dq the configuration's tangent (a free body: "

@@ -611,6 +611,7 @@ class Simulation:
         velocity_step: float = 0.0,
         force_step: float = 0.0,
         rel_tolerance: float = 1e-12,
+        central_differences: bool = False,
     ) -> Dict[str, Any]: ...  # A (2nv, 2nv), B (2nv, nv), coordinates, region, differenced_contacts, ...
     def kinetic_energy(self) -> float: ...  # [J]
     def potential_energy(self) -> float: ...  # [J]

@@ -126,6 +126,14 @@ std::vector<Eigen::Isometry3d> TimeStepper::LinkPoses(int r) const {
   return link_poses_.at(r);
 }
 
+Eigen::VectorXd TimeStepper::RobotVelocityForces(int r,
+                                                 const Eigen::VectorXd& v) {
+  Eigen::VectorXd k;
+  // link_poses_[r] holds the link poses at the robot's q.
+  CalcMassRateForces(scene_.robots[r].description.tree, link_poses_[r], v, &k);
+  return k;
+}
+
 void TimeStepper::AddRobotProblem(int r) {
   const RobotSpec& spec = scene_.robots[r];
   const MultibodyTree& mb = spec.description.tree;
@@ -140,9 +148,9 @@ void TimeStepper::AddRobotProblem(int r) {
   // of the step (docs/theory.md §17): with the momentum p_k = M(q_(k-1)) v_k
   // carried from the last step,
   //   (M(q_k) + dt D) v* = p_k + dt (tau_ext - g(q_k) + k(q_k, v*)),
-  //   k(q, v) = 1/2 d(v' M(q) v)/dq = Mdot(q, v) v - c_C(q, v),
-  // c_C the Coriolis and centrifugal forces (RNEA without gravity) and g the
-  // gravity load. k is evaluated at v* by fixed-point iteration. A
+  //   k(q, v) = Mdot(q, v) v - c_C(q, v) (= 1/2 d(v' M(q) v)/dq without
+  // floating joints), c_C the Coriolis and centrifugal forces and g the
+  // gravity load (CalcMassRateForces: one pass over the links). A
   // variational integrator: unlike v* = v + dt M^-1 (tau - c(q, v)) it does
   // not drift in energy when M depends on q.
   Eigen::MatrixXd& M = robot_M_[r];
@@ -183,25 +191,9 @@ void TimeStepper::AddRobotProblem(int r) {
          (diverged.empty() ? " (a moving link without mass or inertia?)"
                            : diverged));
   }
-  const Eigen::VectorXd& p_k = robot_momentum_[r];
-  {
-    const Eigen::VectorXd v = 2.0 * st.v - robot_previous_v_[r];
-    const double speed = v.lpNorm<Eigen::Infinity>();
-    Eigen::VectorXd k = Eigen::VectorXd::Zero(n);
-    if (speed > 0) {
-      // Mdot v by central differences of M along v.
-      const double h = 1e-6 / speed;
-      Eigen::VectorXd q_plus, q_minus;
-      IntegratePositions(mb, st.q, v, h, &q_plus);
-      IntegratePositions(mb, st.q, v, -h, &q_minus);
-      CalcMassMatrix(mb, q_plus, &M_plus_);
-      CalcMassMatrix(mb, q_minus, &M_);
-      k.noalias() = (M_plus_ - M_) * v / (2 * h);
-      CalcBiasForces(mb, st.q, v, Eigen::Vector3d::Zero(), &bias_);
-      k -= bias_;
-    }
-    tree.v_star = llt.solve(p_k + dt * (tau_ + k));
-  }
+  tree.v_star = llt.solve(
+      robot_momentum_[r] +
+      dt * (tau_ + RobotVelocityForces(r, 2.0 * st.v - robot_previous_v_[r])));
   // The tree's offset in the stacked velocities (bodies' trees first).
   int offset = 6 * static_cast<int>(body_of_tree_.size());
   for (int q = 0; q < r; ++q) {

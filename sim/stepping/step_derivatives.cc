@@ -112,16 +112,17 @@ TimeStepper::SavedStep TimeStepper::SaveStep() const {
   return s;
 }
 
-void TimeStepper::RestoreStep(const SavedStep& s) {
+void TimeStepper::RestoreStep(const SavedStep& s, bool with_problem) {
   state_ = s.state;
   robot_state_ = s.robot_state;
   link_poses_ = s.link_poses;
   step_link_poses_ = s.step_link_poses;
   robot_M_ = s.robot_M;
   robot_momentum_ = s.robot_momentum;
+  guess_ = s.guess;
+  if (!with_problem) return;
   problem_ = s.problem;
   contacts_ = s.contacts;
-  guess_ = s.guess;
 }
 
 const SapProblem& TimeStepper::ProblemAtCurrentState() {
@@ -133,7 +134,8 @@ const SapProblem& TimeStepper::ProblemAtCurrentState() {
 }
 
 void TimeStepper::Perturb(const SavedStep& saved, int nv, int i, double e) {
-  RestoreStep(saved);
+  // The state only: the caller builds the contacts and the problem again.
+  RestoreStep(saved, /*with_problem=*/false);
   const bool velocity = i >= nv;
   if (velocity) i -= nv;
   // The tree of coordinate i and its index there.
@@ -191,6 +193,7 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
     }
     return given > 0 ? given : fd ? whole : implicit;
   };
+  const bool central = options.central_differences;
   const double hq = pick(options.position_step, 1e-7, 1e-5, fd);
   const double hv = pick(options.velocity_step, 1e-7, 1e-5, fd);
   const double hu = pick(options.force_step, 1e-4, 1e-2, fd);
@@ -327,14 +330,23 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
     };
     // u enters only v*: a generalized force e_j on tree t moves v*_t by
     // dt A_t^-1 e_j.
+    // Each tree's A factored once (the force and velocity columns).
+    std::vector<Eigen::LLT<Eigen::MatrixXd>> tree_llt(P0.trees.size());
+    std::vector<char> factored(P0.trees.size(), 0);
+    auto llt_of = [&](int t) -> const Eigen::LLT<Eigen::MatrixXd>& {
+      if (!factored[t]) {
+        tree_llt[t].compute(P0.trees[t].A);
+        factored[t] = 1;
+      }
+      return tree_llt[t];
+    };
     auto force_direction = [&](int j) {
       Eigen::VectorXd d = Eigen::VectorXd::Zero(nv);
       int t = 0;
       while (j >= tree_offsets_[t] + P0.trees[t].A.rows()) ++t;
       const int n = static_cast<int>(P0.trees[t].A.rows());
       d.segment(tree_offsets_[t], n) =
-          dt * P0.trees[t].A.llt().solve(
-                   Eigen::VectorXd::Unit(n, j - tree_offsets_[t]));
+          dt * llt_of(t).solve(Eigen::VectorXd::Unit(n, j - tree_offsets_[t]));
       return d;
     };
     auto moved_problem = [&](int i, double e) {
@@ -445,15 +457,11 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
       // The problem at the state moved by e along coordinate i, its
       // contacts moved with it; *follows: whether the differenced contacts
       // found there are the nominal ones moved a little.
-      auto moved_contacts_problem = [&](int i, double e, bool* follows) {
+      auto moved_contacts_problem = [&](int i, double e,
+                                        bool* follows) -> const SapProblem& {
         Perturb(saved, nv, i, e);
         UpdateColliderPoses();
         *follows = true;
-        if (i >= nv) {  // a velocity: the geometry stays
-          contacts_ = contacts0;
-          BuildProblem();
-          return problem_;
-        }
         int t = nt - 1;
         while (tree_offsets_[t] > i) --t;
         const int j = i - tree_offsets_[t];
@@ -539,37 +547,69 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
           }
           c.normal_velocity0 = vc(kNormal);
         }
-        return problem_;  // copied by the caller
+        return problem_;
       };
-      for (int i = 0; i < 2 * nv; ++i) {
-        const double h = i < nv ? hq : hv;
+      // Velocity columns: the velocities move only v* and the contacts'
+      // v_n0 (the geometry, A, the Jacobian blocks and the rows stay), so a
+      // column is the free motion's rate and one back-substitution.
+      for (int c = 0; c < nv; ++c) {
+        int t = nt - 1;
+        while (tree_offsets_[t] > c) --t;
+        const int n = static_cast<int>(P0.trees[t].v_star.size());
+        SapParameterVector d;
+        d.v_star = Eigen::VectorXd::Zero(nv);
+        d.v_star.segment(tree_offsets_[t], n) =
+            FreeVelocityRate(c, hv, saved.robot_M, llt_of(t));
+        // v_n0 = (J v)_n: its rate is the normal row's entry of c.
+        d.normal_velocity0 = Eigen::VectorXd::Zero(nc);
+        for (int k : contacts_of_tree[t]) {
+          const Contact& contact = P0.contacts[k];
+          for (const ContactJacobianBlock* b :
+               {&contact.first, contact.second ? &*contact.second : nullptr}) {
+            if (b != nullptr && b->tree == t) {
+              d.normal_velocity0(k) += b->J(kNormal, c - tree_offsets_[t]);
+            }
+          }
+        }
+        const Eigen::VectorXd dv = lin.Apply(d).v;
+        out.A.col(nv + c) << position_change(dv, -1), dv;
+      }
+      for (int i = 0; i < nv; ++i) {
+        const double h = hq;
+        // Forward differences of the data (the nominal problem the other
+        // end), central ones when asked; where the contacts jump on the
+        // forward side (faces in exact alignment, a contact at the margin),
+        // the backward difference, and where they jump on both sides, the
+        // held contacts below.
         bool plus_follows = true, minus_follows = true;
-        const SapProblem plus = moved_contacts_problem(i, h, &plus_follows);
-        const SapProblem minus = moved_contacts_problem(i, -h, &minus_follows);
-        // Central difference of the data; where the contacts jump on one
-        // side (faces in exact alignment, a contact at the margin), the
-        // one-sided difference from the side that follows.
+        const SapProblem* plus = &moved_contacts_problem(i, h, &plus_follows);
+        const SapProblem* minus = nullptr;
+        SapProblem plus_copy;
+        if (central || !plus_follows) {
+          plus_copy = *plus;  // problem_ is about to be built again
+          plus = &plus_copy;
+          minus = &moved_contacts_problem(i, -h, &minus_follows);
+        }
         Eigen::VectorXd dv;
         bool done = false;
-        if (plus_follows && minus_follows) {
-          dv = lin.ApplyAlong(plus, minus, h).v;
+        if (central && plus_follows && minus_follows) {
+          dv = lin.ApplyAlong(*plus, *minus, h).v;
           done = true;
         } else if (plus_follows || minus_follows) {
-          dv = plus_follows ? lin.ApplyAlong(plus, P0, 0.5 * h).v
-                            : lin.ApplyAlong(P0, minus, 0.5 * h).v;
-          out.one_sided.push_back(i);
+          dv = plus_follows ? lin.ApplyAlong(*plus, P0, 0.5 * h).v
+                            : lin.ApplyAlong(P0, *minus, 0.5 * h).v;
+          if (central || !plus_follows) out.one_sided.push_back(i);
           done = true;
         }
         if (!done) {
           // Both sides differ (faces in exact alignment turned either
           // way): the step's contacts held, moving with the bodies to first
-          // order: phi0 (configuration) or v_n0 (velocity) changes by the
-          // normal velocity J_n e that coordinate i's unit motion gives;
-          // frames and Jacobians held.
-          SapProblem held_plus = plus, held_minus = minus;
+          // order: phi0 changes by the normal velocity J_n e that
+          // coordinate i's unit motion gives; frames and Jacobians held.
+          SapProblem held_plus = *plus, held_minus = *minus;
           held_plus.contacts = P0.contacts;
           held_minus.contacts = P0.contacts;
-          const int coordinate = i % nv;
+          const int coordinate = i;
           for (size_t k = 0; k < P0.contacts.size(); ++k) {
             const Contact& c = P0.contacts[k];
             double normal = 0.0;
@@ -581,14 +621,8 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
             };
             add(c.first);
             if (c.second) add(*c.second);
-            double& plus_value = i < nv
-                                     ? held_plus.contacts[k].phi0
-                                     : held_plus.contacts[k].normal_velocity0;
-            double& minus_value = i < nv
-                                      ? held_minus.contacts[k].phi0
-                                      : held_minus.contacts[k].normal_velocity0;
-            plus_value += h * normal;
-            minus_value -= h * normal;
+            held_plus.contacts[k].phi0 += h * normal;
+            held_minus.contacts[k].phi0 -= h * normal;
           }
           try {
             dv = lin.ApplyAlong(held_plus, held_minus, h).v;
@@ -598,7 +632,7 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
           }
         }
         out.A.col(i).tail(nv) = dv;
-        out.A.col(i).head(nv) = position_change(dv, i < nv ? i : -1);
+        out.A.col(i).head(nv) = position_change(dv, i);
       }
       for (int j = 0; j < nv; ++j) {
         SapParameterVector d;

@@ -35,9 +35,13 @@ enum class StepDerivativeMethod {
   /// by central differences, only for the differenced_contacts), and so do
   /// their frames and, between free bodies and the static world, their
   /// Jacobian blocks; the rest of the problem (A, v*, the rows, robot
-  /// links' point Jacobians) by central differences of its construction at
-  /// the perturbed state (smooth, no collision detection, no solve); the
-  /// position update analytically (docs/theory.md §21).
+  /// links' point Jacobians) by forward (or central) differences of its
+  /// construction at the perturbed configuration (smooth, no collision
+  /// detection, no solve); a velocity column in closed form but for v*'s
+  /// rate (the velocities move only v* and v_n0); the position update
+  /// analytically (docs/theory.md §21). One problem construction per
+  /// configuration coordinate (two with central_differences): on Atlas
+  /// (nv = 33) the cost of some 25-30 plain steps.
   kImplicit,
   /// Central differences of whole steps (problem, solve, position update),
   /// 2 (2 nv + nv + targets) solves: the reference. A coordinate's step is
@@ -49,14 +53,19 @@ enum class StepDerivativeMethod {
 /// Settings of TimeStepper::CalcStepDerivatives (plain struct).
 struct StepDerivativeOptions {
   StepDerivativeMethod method{StepDerivativeMethod::kImplicit};
-  /// Central-difference steps: configuration [m or rad], velocity [m/s or
-  /// rad/s], generalized force [N or N m]; 0 picks the method's default
-  /// (kImplicit: 1e-7, 1e-7, 1e-4, differences of the problem's data, which
-  /// carry only round-off; kFiniteDifferences: 1e-5, 1e-5, 1e-2, whole
-  /// steps, which carry the solver's tolerance).
+  /// Difference steps: configuration [m or rad], velocity [m/s or rad/s],
+  /// generalized force [N or N m]; 0 picks the method's default
+  /// (kImplicit: 1e-7 and 1e-7, differences of the problem's data, which
+  /// carry only round-off; its force columns are exact; kFiniteDifferences:
+  /// 1e-5, 1e-5, 1e-2, central differences of whole steps, which carry the
+  /// solver's tolerance).
   double position_step{0.0};
   double velocity_step{0.0};
   double force_step{0.0};
+  /// kImplicit: the configuration columns from central differences of the
+  /// problem's data (two perturbed problems per column) instead of forward
+  /// ones (one). kFiniteDifferences always differences centrally.
+  bool central_differences{false};
   /// Relative tolerance of the step's solves (SapSolverParameters::
   /// rel_tolerance): the derivatives are those of the optimum.
   double rel_tolerance{1e-12};
@@ -83,7 +92,8 @@ struct StepDerivatives {
   /// region boundary [m/s], near-rigid).
   std::vector<SapContactRegion> contact_regions;
   /// Columns of A (coordinates of x, 0 .. 2 nv - 1) whose contact set
-  /// changed on one side of the central difference (faces in exact
+  /// changed on one side of the difference (the forward side: the backward
+  /// difference is taken) (faces in exact
   /// alignment, such as a box resting flat on a box, change their contact
   /// points under any turn; a contact at the speculative margin appears or
   /// vanishes): there the step is not differentiable, and the column is the

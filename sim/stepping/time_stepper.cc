@@ -298,6 +298,44 @@ double TimeStepper::PotentialEnergy() const {
   return e;
 }
 
+Eigen::VectorXd TimeStepper::FreeVelocityRate(
+    int i, double h, const std::vector<Eigen::MatrixXd>& M_prev,
+    const Eigen::LLT<Eigen::MatrixXd>& A_llt) {
+  const double dt = scene_.time_step;
+  int t = static_cast<int>(tree_offsets_.size()) - 1;
+  while (tree_offsets_[t] > i) --t;
+  const int j = i - tree_offsets_[t];
+  if (t < static_cast<int>(body_of_tree_.size())) {
+    // v* = (v + dt (g + f / m), FreeRotation(I, w) + dt I^-1 tau): only
+    // the gyroscopic step is not linear in v.
+    Eigen::VectorXd rate = Eigen::VectorXd::Zero(6);
+    if (j < 3) {
+      rate(j) = 1.0;
+      return rate;
+    }
+    const int b = body_of_tree_[t];
+    const Matrix3 I = WorldInertia(scene_.bodies[b], state_[b].pose);
+    const Vector3 w = state_[b].angular_velocity;
+    const Vector3 e = h * Vector3::Unit(j - 3);
+    rate.tail<3>() =
+        (FreeRotation(I, w + e, dt) - FreeRotation(I, w - e, dt)) / (2 * h);
+    return rate;
+  }
+  // A v* = p + dt (tau + k(q, 2 v - v_prev)) with p = M_prev v carried
+  // (AddRobotProblem): A and tau do not depend on v, k is quadratic in it
+  // (its central difference is exact but for round-off), and q with it
+  // the link poses stay.
+  const int r = robot_of_tree_[t];
+  const MultibodyTree& mb = scene_.robots[r].description.tree;
+  Eigen::VectorXd v = 2.0 * robot_state_[r].v - robot_previous_v_[r];
+  Eigen::VectorXd k_plus, k_minus;
+  v(j) += 2 * h;
+  CalcMassRateForces(mb, link_poses_[r], v, &k_plus);
+  v(j) -= 4 * h;
+  CalcMassRateForces(mb, link_poses_[r], v, &k_minus);
+  return A_llt.solve(M_prev[r].col(j) + dt * (k_plus - k_minus) / (2 * h));
+}
+
 void TimeStepper::BuildProblem() {
   const double dt = scene_.time_step;
   // Trees: A = diag(m I, I_world), v* with gravity and gyroscopic terms.

@@ -24,6 +24,7 @@
 // signs and ordering: contact_model/conventions.h; scenes: sim/scene/scene.h.
 #pragma once
 
+#include <Eigen/Cholesky>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -469,9 +470,19 @@ class TimeStepper {
   // velocity).
   struct SavedStep;
   SavedStep SaveStep() const;
-  void RestoreStep(const SavedStep& saved);
+  // with_problem false: the state without the contacts and the problem.
+  void RestoreStep(const SavedStep& saved, bool with_problem = true);
   const SapProblem& ProblemAtCurrentState();
   void Perturb(const SavedStep& saved, int nv, int i, double e);
+  // d v* / d v_i for velocity coordinate i (0 .. nv - 1) at the current
+  // state by central differences of the free motion alone (with the
+  // robots' carried momentum moving with v through M_prev, the mass
+  // matrices it was carried with): the velocities move nothing else of
+  // the problem but the contacts' v_n0.
+  // A_llt: the factorization of the robot tree's A (unused for a body).
+  Eigen::VectorXd FreeVelocityRate(int i, double h,
+                                   const std::vector<Eigen::MatrixXd>& M_prev,
+                                   const Eigen::LLT<Eigen::MatrixXd>& A_llt);
 
   // Robots (robot_stepping.cc).
   void CheckRobot(int r, const char* who) const;
@@ -485,6 +496,10 @@ class TimeStepper {
                      int* robot, int* link) const;
   void SetUpRobots();
   void AddRobotProblem(int r);
+  // k(q, v) = Mdot(q, v) v - c_C(q, v) of robot r at its configuration and
+  // the velocities v: the velocity-dependent generalized forces of the
+  // variational step (docs/theory.md §17; CalcMassRateForces).
+  Eigen::VectorXd RobotVelocityForces(int r, const Eigen::VectorXd& v);
   // The tree and 3 x n Jacobian block of collider `c` at world point p,
   // rows in the contact frame, times sign; false if it is part of the world.
   bool ColliderJacobian(int c, const Matrix3& rows, const Vector3& p,
@@ -510,7 +525,7 @@ class TimeStepper {
   // Per robot: M(q_k) of the step and the momentum p_k = M(q_(k-1)) v_k.
   std::vector<Eigen::MatrixXd> robot_M_;
   std::vector<Eigen::VectorXd> robot_momentum_, robot_previous_v_;
-  Eigen::MatrixXd M_, M_plus_, frame_J_;
+  Eigen::MatrixXd frame_J_;
   std::vector<Eigen::Matrix<double, 6, 1>> link_velocities_;  // scratch
   Eigen::VectorXd bias_, tau_;
   std::vector<int> tree_of_body_;  // -1 for fixed bodies

@@ -54,6 +54,58 @@ Eigen::VectorXd Unit(int n, int k) {
   return e;
 }
 
+// k = Mdot v - c_C against Mdot v by differences of M along v and c_C the
+// bias forces without gravity, on trees with and without floating joints;
+// without them, also against central differences of the kinetic energy
+// along each tangent direction (k = dT/dq).
+TEST(Dynamics, MassRateForcesMatchDifferences) {
+  std::mt19937 rng(107);
+  int compared_with_energy = 0;
+  for (int trial = 0; trial < 2 * kNumTrees; ++trial) {
+    RandomTreeOptions options = OptionsFor(rng);
+    if (trial % 2 == 1) {
+      options.floating_probability = 0.0;
+      options.floating_root = false;
+    }
+    const MultibodyTree tree = RandomTree(rng, options);
+    const int nv = tree.num_velocities();
+    if (nv < 2) continue;
+    const Eigen::VectorXd q = RandomPositions(tree, rng);
+    const Eigen::VectorXd v = UniformVector(rng, nv, -2.0, 2.0);
+    Eigen::VectorXd k;
+    CalcMassRateForces(tree, q, v, &k);
+    ASSERT_EQ(k.size(), nv);
+    const double scale = std::max(1.0, CalcKineticEnergy(tree, q, v));
+    const double hv = 1e-5 / v.lpNorm<Eigen::Infinity>();
+    const Eigen::VectorXd Mdot_v = (MassMatrix(tree, Along(tree, q, v, hv)) -
+                                    MassMatrix(tree, Along(tree, q, v, -hv))) *
+                                   v / (2 * hv);
+    Eigen::VectorXd c;
+    CalcBiasForces(tree, q, v, Eigen::Vector3d::Zero(), &c);
+    EXPECT_LT((k - (Mdot_v - c)).lpNorm<Eigen::Infinity>(), 1e-7 * scale)
+        << "trial " << trial << "\nk:            " << k.transpose()
+        << "\nMdot v - c_C: " << (Mdot_v - c).transpose();
+    bool floating = false;
+    for (int i = 0; i < tree.num_links(); ++i) {
+      floating = floating || tree.joint(i).type == JointType::kFloating;
+    }
+    if (floating) continue;
+    const double h = 1e-5;
+    Eigen::VectorXd dT(nv);
+    for (int j = 0; j < nv; ++j) {
+      dT(j) = (CalcKineticEnergy(tree, Along(tree, q, Unit(nv, j), h), v) -
+               CalcKineticEnergy(tree, Along(tree, q, Unit(nv, j), -h), v)) /
+              (2 * h);
+    }
+    EXPECT_LT((k - dT).lpNorm<Eigen::Infinity>(), 1e-7 * scale)
+        << "trial " << trial;
+    if (k.norm() > 1e-3 * scale) ++compared_with_energy;
+  }
+  // Most trees' kinetic energy depends on the configuration (not a chain
+  // of parallel axes or of prismatic joints only).
+  EXPECT_GT(compared_with_energy, kNumTrees / 2);
+}
+
 TEST(Dynamics, MassMatrixIsSymmetricPositiveDefiniteAndGivesKineticEnergy) {
   std::mt19937 rng(101);
   for (int trial = 0; trial < kNumTrees; ++trial) {
