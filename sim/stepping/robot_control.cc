@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sapcontact/sim/scene/nearest_names.h"
+#include "sapcontact/sim/stepping/contact_velocity.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
 
 namespace sapcontact {
@@ -333,16 +334,8 @@ std::vector<ContactReport> TimeStepper::Contacts() const {
     const Matrix3 rows = ContactFrameRows(cp.normal);
     report.impulse = rows.transpose() * impulses_.segment<3>(3 * k);
     if (v_next_.size() == static_cast<Eigen::Index>(guess_.size())) {
-      const Contact& c = problem_.contacts[k];
-      Vector3 v_c = c.bias_velocity;
-      if (c.first.tree >= 0) {
-        v_c += c.first.J *
-               v_next_.segment(tree_offsets_[c.first.tree], c.first.J.cols());
-      }
-      if (c.second && c.second->tree >= 0) {
-        v_c += c.second->J * v_next_.segment(tree_offsets_[c.second->tree],
-                                             c.second->J.cols());
-      }
+      const Vector3 v_c =
+          ContactVelocity(problem_.contacts[k], tree_offsets_, v_next_);
       report.slip_speed = Tangential(v_c).norm();
     }
   }

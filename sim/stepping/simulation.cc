@@ -11,6 +11,7 @@
 
 #include "sapcontact/sim/collision/contact_point.h"
 #include "sapcontact/sim/scene/scene_limits.h"
+#include "sapcontact/sim/stepping/contact_velocity.h"
 #include "sapcontact/sim/stepping/scene_collision.h"
 
 namespace sapcontact {
@@ -50,11 +51,16 @@ void WriteLinkRows(std::ofstream& out, const TimeStepper& stepper) {
     const std::vector<Eigen::Isometry3d> poses =
         stepper.LinkPoses(static_cast<int>(r));
     const MultibodyTree& mb = spec.description.tree;
+    // Every link's velocity in one pass (as TimeStepper::LinkVelocity).
+    std::vector<Eigen::Matrix<double, 6, 1>> velocities;
+    const RobotState& state = stepper.robot_states()[r];
+    CalcLinkVelocities(mb, state.q, state.v, &velocities);
     for (int l = 0; l < mb.num_links(); ++l) {
       const Eigen::Isometry3d& X = poses[l];
       const Eigen::Quaterniond q(X.rotation());
-      const SpatialVelocity V =
-          stepper.LinkVelocity(static_cast<int>(r), mb.link(l).name);
+      SpatialVelocity V;
+      V.linear = velocities[l].head<3>();
+      V.angular = velocities[l].tail<3>();
       std::snprintf(line, sizeof(line),
                     "%.9g,%s,%s,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,%.12g,"
                     "%.12g,%.12g,%.12g,%.12g,%.12g,%.12g\n",
@@ -195,14 +201,7 @@ void WriteContactRows(std::ofstream& out, const TimeStepper& stepper,
     const Vector3 g = gamma.segment<3>(3 * k);
     const Vector3 friction = rows.row(kTangent1).transpose() * g(kTangent1) +
                              rows.row(kTangent2).transpose() * g(kTangent2);
-    Vector3 v_c = c.bias_velocity;
-    if (c.first.tree >= 0) {
-      v_c += c.first.J * v.segment(offsets[c.first.tree], c.first.J.cols());
-    }
-    if (c.second && c.second->tree >= 0) {
-      v_c +=
-          c.second->J * v.segment(offsets[c.second->tree], c.second->J.cols());
-    }
+    const Vector3 v_c = ContactVelocity(c, offsets, v);
     const double values[12] = {
         cp.position.x(), cp.position.y(), cp.position.z(),
         cp.normal.x(),   cp.normal.y(),   cp.normal.z(),

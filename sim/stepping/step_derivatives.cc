@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sapcontact/sim/collision/contact_motion.h"
+#include "sapcontact/sim/stepping/contact_velocity.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
 
 namespace sapcontact {
@@ -538,14 +539,8 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
             c.second->J = nominal.second->J +
                           e * rate_of(sides[1].first, sides[1].second);
           }
-          Vector3 vc = c.bias_velocity;
-          vc += c.first.J *
-                guess_.segment(tree_offsets_[c.first.tree], c.first.J.cols());
-          if (c.second) {
-            vc += c.second->J * guess_.segment(tree_offsets_[c.second->tree],
-                                               c.second->J.cols());
-          }
-          c.normal_velocity0 = vc(kNormal);
+          c.normal_velocity0 =
+              ContactVelocity(c, tree_offsets_, guess_)(kNormal);
         }
         return problem_;
       };
