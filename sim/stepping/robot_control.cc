@@ -56,14 +56,14 @@ std::vector<std::string> TimeStepper::JointNames(int r) const {
   CheckRobot(r, "JointNames");
   const MultibodyTree& tree = scene_.robots[r].description.tree;
   std::vector<std::string> names;
-  for (int j : joints_of_robot_[r]) names.push_back(tree.joint(j).name);
+  for (int j : layout_.joints_of_robot[r]) names.push_back(tree.joint(j).name);
   return names;
 }
 
 int TimeStepper::FindJoint(int r, const std::string& joint) const {
   CheckRobot(r, "FindJoint");
   const MultibodyTree& tree = scene_.robots[r].description.tree;
-  const std::vector<int>& joints = joints_of_robot_[r];
+  const std::vector<int>& joints = layout_.joints_of_robot[r];
   for (size_t i = 0; i < joints.size(); ++i) {
     if (tree.joint(joints[i]).name == joint) return static_cast<int>(i);
   }
@@ -75,10 +75,10 @@ int TimeStepper::FindJoint(int r, const std::string& joint) const {
 Eigen::VectorXd TimeStepper::JointPositions(int r) const {
   CheckRobot(r, "JointPositions");
   const MultibodyTree& tree = scene_.robots[r].description.tree;
-  const std::vector<int>& joints = joints_of_robot_[r];
+  const std::vector<int>& joints = layout_.joints_of_robot[r];
   Eigen::VectorXd q(joints.size());
   for (size_t i = 0; i < joints.size(); ++i) {
-    q(i) = robot_state_[r].q(tree.position_start(joints[i]));
+    q(i) = step_.robot_state[r].q(tree.position_start(joints[i]));
   }
   return q;
 }
@@ -86,10 +86,10 @@ Eigen::VectorXd TimeStepper::JointPositions(int r) const {
 Eigen::VectorXd TimeStepper::JointVelocities(int r) const {
   CheckRobot(r, "JointVelocities");
   const MultibodyTree& tree = scene_.robots[r].description.tree;
-  const std::vector<int>& joints = joints_of_robot_[r];
+  const std::vector<int>& joints = layout_.joints_of_robot[r];
   Eigen::VectorXd v(joints.size());
   for (size_t i = 0; i < joints.size(); ++i) {
-    v(i) = robot_state_[r].v(tree.velocity_start(joints[i]));
+    v(i) = step_.robot_state[r].v(tree.velocity_start(joints[i]));
   }
   return v;
 }
@@ -98,17 +98,17 @@ Eigen::VectorXd TimeStepper::JointEfforts(int r) const {
   CheckRobot(r, "JointEfforts");
   const RobotSpec& spec = scene_.robots[r];
   const MultibodyTree& tree = spec.description.tree;
-  const std::vector<int>& joints = joints_of_robot_[r];
+  const std::vector<int>& joints = layout_.joints_of_robot[r];
   Eigen::VectorXd effort = Eigen::VectorXd::Zero(joints.size());
   for (size_t i = 0; i < joints.size(); ++i) {
     const int dof = tree.velocity_start(joints[i]);
-    effort(i) = joint_torque_[r](dof);
-    if (applied_tau_[r].size() == tree.num_velocities()) {
-      effort(i) += applied_tau_[r](dof);
+    effort(i) = inputs_.joint_torque[r](dof);
+    if (inputs_.applied_tau[r].size() == tree.num_velocities()) {
+      effort(i) += inputs_.applied_tau[r](dof);
     }
     for (size_t k = 0; k < spec.actuation.size(); ++k) {
       if (spec.actuation[k].joint == joints[i]) {
-        effort(i) += robot_efforts_[r](k);
+        effort(i) += last_.robot_efforts[r](k);
       }
     }
   }
@@ -133,15 +133,15 @@ int TimeStepper::FindLink(int r, const std::string& link) const {
 }
 
 Eigen::Isometry3d TimeStepper::LinkPose(int r, const std::string& link) const {
-  return link_poses_[r][FindLink(r, link)];
+  return step_.link_poses[r][FindLink(r, link)];
 }
 
 SpatialVelocity TimeStepper::LinkVelocity(int r,
                                           const std::string& link) const {
   const int l = FindLink(r, link);
   std::vector<Eigen::Matrix<double, 6, 1>> V;
-  CalcLinkVelocities(scene_.robots[r].description.tree, robot_state_[r].q,
-                     robot_state_[r].v, &V);
+  CalcLinkVelocities(scene_.robots[r].description.tree, step_.robot_state[r].q,
+                     step_.robot_state[r].v, &V);
   SpatialVelocity s;
   s.linear = V[l].head<3>();
   s.angular = V[l].tail<3>();
@@ -155,8 +155,8 @@ Eigen::MatrixXd TimeStepper::LinkJacobian(int r, const std::string& link,
     throw std::invalid_argument("TimeStepper::LinkJacobian: point not finite");
   }
   Eigen::MatrixXd J;
-  CalcFrameJacobian(scene_.robots[r].description.tree, link_poses_[r], l,
-                    link_poses_[r][l] * point_in_link, &J);
+  CalcFrameJacobian(scene_.robots[r].description.tree, step_.link_poses[r], l,
+                    step_.link_poses[r][l] * point_in_link, &J);
   return J;
 }
 
@@ -179,10 +179,11 @@ void TimeStepper::SetBodyState(int body, const BodyState& state) {
                                 "': pose and velocities must be finite, the "
                                 "quaternion nonzero");
   }
-  state_[body] = state;
-  state_[body].pose.orientation.normalize();
+  step_.state[body] = state;
+  step_.state[body].pose.orientation.normalize();
   WakeIsland(body);
-  have_previous_guess_ = false;  // no velocity history for the new state
+  warm_start_.have_previous_guess =
+      false;  // no velocity history for the new state
 }
 
 void TimeStepper::SetActuationTarget(int r, const std::string& joint,
@@ -199,7 +200,7 @@ void TimeStepper::SetActuationTarget(int r, const std::string& joint,
                                   spec.name + "' joint '" + joint +
                                   "': targets must be finite");
     }
-    actuation_override_[r][k] = {true, position, velocity, feedforward};
+    inputs_.actuation_override[r][k] = {true, position, velocity, feedforward};
     return;
   }
   std::vector<std::string> actuated;
@@ -213,7 +214,7 @@ void TimeStepper::SetActuationTarget(int r, const std::string& joint,
 
 void TimeStepper::ClearActuationTargets(int r) {
   CheckRobot(r, "ClearActuationTargets");
-  for (ActuationOverride& o : actuation_override_[r]) o.active = false;
+  for (ActuationOverride& o : inputs_.actuation_override[r]) o.active = false;
 }
 
 void TimeStepper::SetJointTorque(int r, const std::string& joint, double tau) {
@@ -224,7 +225,8 @@ void TimeStepper::SetJointTorque(int r, const std::string& joint, double tau) {
                                 "': torque must be finite");
   }
   const MultibodyTree& tree = scene_.robots[r].description.tree;
-  joint_torque_[r](tree.velocity_start(joints_of_robot_[r][i])) = tau;
+  inputs_.joint_torque[r](tree.velocity_start(layout_.joints_of_robot[r][i])) =
+      tau;
 }
 
 void TimeStepper::SetJointTorques(int r,
@@ -283,11 +285,11 @@ void TimeStepper::ApplyWrench(const std::string& target, const Vector3& force,
                                   "' is prescribed: forces cannot move it");
     }
     SetAppliedWrench(body, force, torque);  // throws for a fixed body
-    applied_point_[body] = point;
-    applied_frame_[body] = frame;
+    inputs_.applied_point[body] = point;
+    inputs_.applied_frame[body] = frame;
     return;
   }
-  if (tree_of_robot_[r] < 0) {
+  if (layout_.tree_of_robot[r] < 0) {
     throw std::invalid_argument("TimeStepper::ApplyWrench: robot '" +
                                 scene_.robots[r].name +
                                 "' has no degrees of freedom");
@@ -298,31 +300,32 @@ void TimeStepper::ApplyWrench(const std::string& target, const Vector3& force,
   w.torque = torque;
   w.point = point;
   w.frame = frame;
-  for (LinkWrench& old : link_wrenches_[r]) {
+  for (LinkWrench& old : inputs_.link_wrenches[r]) {
     if (old.link == link) {
       old = w;
       return;
     }
   }
-  link_wrenches_[r].push_back(w);
+  inputs_.link_wrenches[r].push_back(w);
 }
 
 std::vector<ContactReport> TimeStepper::Contacts() const {
   std::vector<ContactReport> reports;
-  const size_t nc = contacts_.size();
-  if (impulses_.size() != 3 * static_cast<Eigen::Index>(nc) ||
-      problem_.contacts.size() != nc) {
+  const size_t nc = last_.contacts.size();
+  if (last_.impulses.size() != 3 * static_cast<Eigen::Index>(nc) ||
+      last_.problem.contacts.size() != nc) {
     return reports;
   }
   const int nb = static_cast<int>(scene_.bodies.size());
   auto name = [&](int c) {
     if (c < nb) return scene_.bodies[c].name;
-    const RobotSpec& spec = scene_.robots[collider_robot_[c]];
-    return spec.name + "/" + spec.description.tree.link(collider_link_[c]).name;
+    const RobotSpec& spec = scene_.robots[layout_.collider_robot[c]];
+    return spec.name + "/" +
+           spec.description.tree.link(layout_.collider_link[c]).name;
   };
   reports.resize(nc);
   for (size_t k = 0; k < nc; ++k) {
-    const ContactPoint& cp = contacts_[k];
+    const ContactPoint& cp = last_.contacts[k];
     ContactReport& report = reports[k];
     report.body_a = name(cp.body_a);
     report.body_b = name(cp.body_b);
@@ -332,10 +335,10 @@ std::vector<ContactReport> TimeStepper::Contacts() const {
     report.normal = cp.normal;
     report.phi = cp.phi;
     const Matrix3 rows = ContactFrameRows(cp.normal);
-    report.impulse = rows.transpose() * impulses_.segment<3>(3 * k);
-    if (v_next_.size() == static_cast<Eigen::Index>(guess_.size())) {
-      const Vector3 v_c =
-          ContactVelocity(problem_.contacts[k], tree_offsets_, v_next_);
+    report.impulse = rows.transpose() * last_.impulses.segment<3>(3 * k);
+    if (last_.v_next.size() == static_cast<Eigen::Index>(step_.guess.size())) {
+      const Vector3 v_c = ContactVelocity(last_.problem.contacts[k],
+                                          layout_.tree_offsets, last_.v_next);
       report.slip_speed = Tangential(v_c).norm();
     }
   }
@@ -346,24 +349,24 @@ Wrench TimeStepper::ContactWrench(const std::string& body_or_link) const {
   int body, r, link;
   ResolveTarget(body_or_link, "ContactWrench", &body, &r, &link);
   Wrench w;
-  const size_t nc = contacts_.size();
-  if (impulses_.size() != 3 * static_cast<Eigen::Index>(nc)) return w;
+  const size_t nc = last_.contacts.size();
+  if (last_.impulses.size() != 3 * static_cast<Eigen::Index>(nc)) return w;
   const int nb = static_cast<int>(scene_.bodies.size());
   auto matches = [&](int c) {
     return body >= 0 ? c == body
-                     : c >= nb && collider_robot_[c] == r &&
-                           collider_link_[c] == link;
+                     : c >= nb && layout_.collider_robot[c] == r &&
+                           layout_.collider_link[c] == link;
   };
-  const Vector3 origin = body >= 0
-                             ? poses_[body].position
-                             : Vector3(step_link_poses_[r][link].translation());
+  const Vector3 origin =
+      body >= 0 ? last_.poses[body].position
+                : Vector3(step_.step_link_poses[r][link].translation());
   const double dt = scene_.time_step;
   for (size_t k = 0; k < nc; ++k) {
-    const ContactPoint& cp = contacts_[k];
+    const ContactPoint& cp = last_.contacts[k];
     const bool on_a = matches(cp.body_a), on_b = matches(cp.body_b);
     if (on_a == on_b) continue;  // not this target's (or internal)
-    const Vector3 impulse_on_b =
-        ContactFrameRows(cp.normal).transpose() * impulses_.segment<3>(3 * k);
+    const Vector3 impulse_on_b = ContactFrameRows(cp.normal).transpose() *
+                                 last_.impulses.segment<3>(3 * k);
     const Vector3 f = (on_b ? impulse_on_b : Vector3(-impulse_on_b)) / dt;
     w.force += f;
     w.torque += (cp.position - origin).cross(f);
@@ -391,7 +394,7 @@ void TimeStepper::SetActuationGains(int r, const std::string& joint, double kp,
                                     double kd) {
   const int i = FindJoint(r, joint);  // the robot and the name checked
   RobotSpec& spec = scene_.robots[r];
-  const int j = joints_of_robot_[r][i];
+  const int j = layout_.joints_of_robot[r][i];
   if (IsMimicFollower(r, j)) {
     throw std::invalid_argument(
         "TimeStepper::SetActuationGains: robot '" + spec.name + "' joint '" +
@@ -413,10 +416,10 @@ void TimeStepper::SetActuationGains(int r, const std::string& joint, double kp,
     a.effort_limit = tree.joint(j).effort_limit;
     spec.actuation.push_back(a);
     k = static_cast<int>(spec.actuation.size()) - 1;
-    actuation_override_[r].push_back(
-        {true, robot_state_[r].q(tree.position_start(j)), 0.0, 0.0});
-    robot_efforts_[r].conservativeResize(spec.actuation.size());
-    robot_efforts_[r](k) = 0.0;
+    inputs_.actuation_override[r].push_back(
+        {true, step_.robot_state[r].q(tree.position_start(j)), 0.0, 0.0});
+    last_.robot_efforts[r].conservativeResize(spec.actuation.size());
+    last_.robot_efforts[r](k) = 0.0;
   }
   spec.actuation[k].kp = kp;
   spec.actuation[k].kd = kd;
@@ -436,7 +439,7 @@ void TimeStepper::SetActuationGains(int r, const Eigen::VectorXd& kp,
   }
   // Every entry checked before any is set.
   for (Eigen::Index i = 0; i < n; ++i) {
-    if (IsMimicFollower(r, joints_of_robot_[r][i])) continue;
+    if (IsMimicFollower(r, layout_.joints_of_robot[r][i])) continue;
     if (!std::isfinite(kp(i)) || !std::isfinite(kd(i)) || kp(i) < 0.0 ||
         kd(i) < 0.0 || !(kp(i) + kd(i) > 0.0)) {
       throw std::invalid_argument(
@@ -447,7 +450,7 @@ void TimeStepper::SetActuationGains(int r, const Eigen::VectorXd& kp,
     }
   }
   for (Eigen::Index i = 0; i < n; ++i) {
-    if (IsMimicFollower(r, joints_of_robot_[r][i])) continue;
+    if (IsMimicFollower(r, layout_.joints_of_robot[r][i])) continue;
     SetActuationGains(r, names[i], kp(i), kd(i));
   }
 }
@@ -467,7 +470,7 @@ void TimeStepper::SetActuationTargets(int r, const Eigen::VectorXd& q,
                       : std::string()));
   }
   for (Eigen::Index i = 0; i < n; ++i) {
-    const int j = joints_of_robot_[r][i];
+    const int j = layout_.joints_of_robot[r][i];
     if (IsMimicFollower(r, j)) continue;
     if (!std::isfinite(q(i)) || (v != nullptr && !std::isfinite((*v)(i)))) {
       throw std::invalid_argument("TimeStepper::SetActuationTargets: robot '" +
@@ -482,10 +485,10 @@ void TimeStepper::SetActuationTargets(int r, const Eigen::VectorXd& q,
     }
   }
   for (Eigen::Index i = 0; i < n; ++i) {
-    const int j = joints_of_robot_[r][i];
+    const int j = layout_.joints_of_robot[r][i];
     if (IsMimicFollower(r, j)) continue;
     const int k = ActuationIndex(r, j);
-    ActuationOverride& o = actuation_override_[r][k];
+    ActuationOverride& o = inputs_.actuation_override[r][k];
     const double feedforward = o.active ? o.feedforward : 0.0;
     o = {true, q(i), v != nullptr ? (*v)(i) : 0.0, feedforward};
   }

@@ -16,93 +16,96 @@ namespace sapcontact {
 
 void TimeStepper::SetUpRobots() {
   const int nb = static_cast<int>(scene_.bodies.size());
-  collider_name_.clear();
-  for (const Body& b : scene_.bodies) collider_name_.push_back(b.name);
-  collider_robot_.assign(nb, -1);
-  collider_link_.assign(nb, -1);
-  collider_geometry_.assign(nb, -1);
+  layout_.collider_name.clear();
+  for (const Body& b : scene_.bodies) layout_.collider_name.push_back(b.name);
+  layout_.collider_robot.assign(nb, -1);
+  layout_.collider_link.assign(nb, -1);
+  layout_.collider_geometry.assign(nb, -1);
   const int nr = static_cast<int>(scene_.robots.size());
   if (nr > 0 && scene_.solver.model != SolverModel::kSap) {
     throw std::invalid_argument(
         "robots: solver.model rigid takes contacts only; robots need joint "
         "limits and actuation as constraints (use solver.model sap)");
   }
-  robot_state_.resize(nr);
-  tree_of_robot_.assign(nr, -1);
-  link_poses_.resize(nr);
-  robot_efforts_.resize(nr);
-  applied_tau_.resize(nr);
-  robot_M_.resize(nr);
-  robot_momentum_.resize(nr);
-  robot_previous_v_.resize(nr);
-  actuation_of_robot_.assign(nr, -1);
-  joints_of_robot_.assign(nr, {});
-  joint_torque_.resize(nr);
-  link_wrenches_.assign(nr, {});
-  actuation_override_.resize(nr);
-  over_velocity_since_.assign(nr, {});
-  velocity_warned_.assign(nr, {});
-  effort_warned_.assign(nr, {});
-  step_link_poses_.resize(nr);
-  int guess_size = static_cast<int>(guess_.size());
+  step_.robot_state.resize(nr);
+  layout_.tree_of_robot.assign(nr, -1);
+  step_.link_poses.resize(nr);
+  last_.robot_efforts.resize(nr);
+  inputs_.applied_tau.resize(nr);
+  step_.robot_M.resize(nr);
+  step_.robot_momentum.resize(nr);
+  step_.robot_previous_v.resize(nr);
+  layout_.actuation_of_robot.assign(nr, -1);
+  layout_.joints_of_robot.assign(nr, {});
+  inputs_.joint_torque.resize(nr);
+  inputs_.link_wrenches.assign(nr, {});
+  inputs_.actuation_override.resize(nr);
+  limits_.over_velocity_since.assign(nr, {});
+  limits_.velocity_warned.assign(nr, {});
+  limits_.effort_warned.assign(nr, {});
+  step_.step_link_poses.resize(nr);
+  int guess_size = static_cast<int>(step_.guess.size());
   for (int r = 0; r < nr; ++r) {
     const RobotSpec& spec = scene_.robots[r];
     const MultibodyTree& tree = spec.description.tree;
-    RobotState& st = robot_state_[r];
+    RobotState& st = step_.robot_state[r];
     st.q = RobotInitialPositions(spec);
     st.v = RobotInitialVelocities(spec);
-    robot_M_[r].resize(0, 0);
-    CalcMassMatrix(tree, st.q, &robot_M_[r]);
+    step_.robot_M[r].resize(0, 0);
+    CalcMassMatrix(tree, st.q, &step_.robot_M[r]);
     if (tree.num_velocities() > 0 &&
-        Eigen::LLT<Eigen::MatrixXd>(robot_M_[r]).info() != Eigen::Success) {
+        Eigen::LLT<Eigen::MatrixXd>(step_.robot_M[r]).info() !=
+            Eigen::Success) {
       throw std::invalid_argument(
           "robots." + spec.name +
           ": the mass matrix at the initial state is "
           "not positive definite: a link that moves has no mass or "
           "rotational inertia (URDF <inertial>)");
     }
-    robot_momentum_[r] = robot_M_[r] * st.v;
-    robot_previous_v_[r] = st.v;
-    robot_efforts_[r] = Eigen::VectorXd::Zero(spec.actuation.size());
-    joint_torque_[r] = Eigen::VectorXd::Zero(tree.num_velocities());
-    actuation_override_[r].assign(spec.actuation.size(), {});
+    step_.robot_momentum[r] = step_.robot_M[r] * st.v;
+    step_.robot_previous_v[r] = st.v;
+    last_.robot_efforts[r] = Eigen::VectorXd::Zero(spec.actuation.size());
+    inputs_.joint_torque[r] = Eigen::VectorXd::Zero(tree.num_velocities());
+    inputs_.actuation_override[r].assign(spec.actuation.size(), {});
     for (int j = 0; j < tree.num_links(); ++j) {
       const JointType type = tree.joint(j).type;
       if (type == JointType::kRevolute || type == JointType::kPrismatic) {
-        joints_of_robot_[r].push_back(j);
+        layout_.joints_of_robot[r].push_back(j);
       }
     }
-    over_velocity_since_[r].assign(joints_of_robot_[r].size(), -1);
-    velocity_warned_[r].assign(joints_of_robot_[r].size(), 0);
-    effort_warned_[r].assign(joints_of_robot_[r].size(), 0);
+    limits_.over_velocity_since[r].assign(layout_.joints_of_robot[r].size(),
+                                          -1);
+    limits_.velocity_warned[r].assign(layout_.joints_of_robot[r].size(), 0);
+    limits_.effort_warned[r].assign(layout_.joints_of_robot[r].size(), 0);
     if (tree.num_velocities() > 0) {
-      tree_of_robot_[r] = static_cast<int>(problem_.trees.size());
+      layout_.tree_of_robot[r] = static_cast<int>(last_.problem.trees.size());
       Tree t;
       t.A = Eigen::MatrixXd::Zero(tree.num_velocities(), tree.num_velocities());
       t.v_star = Eigen::VectorXd::Zero(tree.num_velocities());
       t.name = spec.name;
-      problem_.trees.push_back(std::move(t));
+      last_.problem.trees.push_back(std::move(t));
       guess_size += tree.num_velocities();
     }
     for (size_t g = 0; g < spec.description.geometries.size(); ++g) {
       const RobotGeometry& geometry = spec.description.geometries[g];
-      collider_robot_.push_back(r);
-      collider_link_.push_back(geometry.link);
-      collider_geometry_.push_back(static_cast<int>(g));
-      collider_name_.push_back(spec.name + "/" + geometry.name);
+      layout_.collider_robot.push_back(r);
+      layout_.collider_link.push_back(geometry.link);
+      layout_.collider_geometry.push_back(static_cast<int>(g));
+      layout_.collider_name.push_back(spec.name + "/" + geometry.name);
     }
-    CalcLinkPoses(tree, st.q, &link_poses_[r]);
-    step_link_poses_[r] = link_poses_[r];
+    CalcLinkPoses(tree, st.q, &step_.link_poses[r]);
+    step_.step_link_poses[r] = step_.link_poses[r];
   }
-  robot_of_tree_.assign(problem_.trees.size(), -1);
+  layout_.robot_of_tree.assign(last_.problem.trees.size(), -1);
   for (int r = 0; r < nr; ++r) {
-    if (tree_of_robot_[r] >= 0) robot_of_tree_[tree_of_robot_[r]] = r;
+    if (layout_.tree_of_robot[r] >= 0)
+      layout_.robot_of_tree[layout_.tree_of_robot[r]] = r;
   }
-  guess_.resize(guess_size);
+  step_.guess.resize(guess_size);
 }
 
 void TimeStepper::SetRobotState(int r, const RobotState& state) {
-  if (r < 0 || r >= static_cast<int>(robot_state_.size())) {
+  if (r < 0 || r >= static_cast<int>(step_.robot_state.size())) {
     throw std::invalid_argument("TimeStepper::SetRobotState: no robot " +
                                 std::to_string(r));
   }
@@ -114,34 +117,35 @@ void TimeStepper::SetRobotState(int r, const RobotState& state) {
         "' has " + std::to_string(tree.num_positions()) + " positions and " +
         std::to_string(tree.num_velocities()) + " velocities");
   }
-  robot_state_[r] = state;
-  CalcLinkPoses(tree, state.q, &link_poses_[r]);
-  CalcMassMatrix(tree, state.q, &robot_M_[r]);
-  robot_momentum_[r] = robot_M_[r] * state.v;
-  robot_previous_v_[r] = state.v;
-  have_previous_guess_ = false;
+  step_.robot_state[r] = state;
+  CalcLinkPoses(tree, state.q, &step_.link_poses[r]);
+  CalcMassMatrix(tree, state.q, &step_.robot_M[r]);
+  step_.robot_momentum[r] = step_.robot_M[r] * state.v;
+  step_.robot_previous_v[r] = state.v;
+  warm_start_.have_previous_guess = false;
 }
 
 std::vector<Eigen::Isometry3d> TimeStepper::LinkPoses(int r) const {
-  return link_poses_.at(r);
+  return step_.link_poses.at(r);
 }
 
 Eigen::VectorXd TimeStepper::RobotVelocityForces(int r,
                                                  const Eigen::VectorXd& v) {
   Eigen::VectorXd k;
-  // link_poses_[r] holds the link poses at the robot's q.
-  CalcMassRateForces(scene_.robots[r].description.tree, link_poses_[r], v, &k);
+  // step_.link_poses[r] holds the link poses at the robot's q.
+  CalcMassRateForces(scene_.robots[r].description.tree, step_.link_poses[r], v,
+                     &k);
   return k;
 }
 
 void TimeStepper::AddRobotProblem(int r) {
   const RobotSpec& spec = scene_.robots[r];
   const MultibodyTree& mb = spec.description.tree;
-  const RobotState& st = robot_state_[r];
-  const int t = tree_of_robot_[r];
+  const RobotState& st = step_.robot_state[r];
+  const int t = layout_.tree_of_robot[r];
   if (t < 0) return;
   const double dt = scene_.time_step;
-  const double t_end = time_ + dt;
+  const double t_end = step_.time + dt;
   const int n = mb.num_velocities();
   // A = M + dt D, v* = A^-1 (M v + dt (tau_ext - c)).
   // The discrete Euler-Lagrange step of the Lagrangian with M at the start
@@ -153,35 +157,37 @@ void TimeStepper::AddRobotProblem(int r) {
   // gravity load (CalcMassRateForces: one pass over the links). A
   // variational integrator: unlike v* = v + dt M^-1 (tau - c(q, v)) it does
   // not drift in energy when M depends on q.
-  Eigen::MatrixXd& M = robot_M_[r];
+  Eigen::MatrixXd& M = step_.robot_M[r];
   CalcMassMatrix(mb, st.q, &M);
-  CalcBiasForces(mb, st.q, Eigen::VectorXd::Zero(n), scene_.gravity, &bias_);
-  tau_ = -bias_;
+  CalcBiasForces(mb, st.q, Eigen::VectorXd::Zero(n), scene_.gravity,
+                 &scratch_.bias);
+  scratch_.tau = -scratch_.bias;
   for (const ExternalForce& f : scene_.external_forces) {
     if (f.robot != r) continue;
-    const Eigen::Vector3d p = link_poses_[r][f.link] * f.point;
-    CalcFrameJacobian(mb, link_poses_[r], f.link, p, &frame_J_);
+    const Eigen::Vector3d p = step_.link_poses[r][f.link] * f.point;
+    CalcFrameJacobian(mb, step_.link_poses[r], f.link, p, &scratch_.frame_J);
     Eigen::Matrix<double, 6, 1> wrench;
     wrench << f.force.Value(t_end), f.torque.Value(t_end);
-    tau_.noalias() += frame_J_.transpose() * wrench;
+    scratch_.tau.noalias() += scratch_.frame_J.transpose() * wrench;
   }
-  if (applied_tau_[r].size() == n) tau_ += applied_tau_[r];
-  tau_ += joint_torque_[r];
-  // ApplyWrench on links: J' (f, tau) at the point (frame_J_ is kept: no
-  // allocation per step).
-  for (const LinkWrench& w : link_wrenches_[r]) {
-    const Eigen::Isometry3d& X_WL = link_poses_[r][w.link];
+  if (inputs_.applied_tau[r].size() == n)
+    scratch_.tau += inputs_.applied_tau[r];
+  scratch_.tau += inputs_.joint_torque[r];
+  // ApplyWrench on links: J' (f, tau) at the point (scratch_.frame_J is kept:
+  // no allocation per step).
+  for (const LinkWrench& w : inputs_.link_wrenches[r]) {
+    const Eigen::Isometry3d& X_WL = step_.link_poses[r][w.link];
     const Eigen::Vector3d p = X_WL * w.point;
-    CalcFrameJacobian(mb, link_poses_[r], w.link, p, &frame_J_);
+    CalcFrameJacobian(mb, step_.link_poses[r], w.link, p, &scratch_.frame_J);
     Eigen::Matrix<double, 6, 1> wrench;
     if (w.frame == WrenchFrame::kBody) {
       wrench << X_WL.linear() * w.force, X_WL.linear() * w.torque;
     } else {
       wrench << w.force, w.torque;
     }
-    tau_.noalias() += frame_J_.transpose() * wrench;
+    scratch_.tau.noalias() += scratch_.frame_J.transpose() * wrench;
   }
-  Tree& tree = problem_.trees[t];
+  Tree& tree = last_.problem.trees[t];
   tree.A = M;
   tree.A.diagonal() += dt * mb.DampingVector();
   const Eigen::LLT<Eigen::MatrixXd> llt(tree.A);
@@ -192,16 +198,17 @@ void TimeStepper::AddRobotProblem(int r) {
                            : diverged));
   }
   tree.v_star = llt.solve(
-      robot_momentum_[r] +
-      dt * (tau_ + RobotVelocityForces(r, 2.0 * st.v - robot_previous_v_[r])));
+      step_.robot_momentum[r] +
+      dt * (scratch_.tau +
+            RobotVelocityForces(r, 2.0 * st.v - step_.robot_previous_v[r])));
   // The tree's offset in the stacked velocities (bodies' trees first).
-  int offset = 6 * static_cast<int>(body_of_tree_.size());
+  int offset = 6 * static_cast<int>(layout_.body_of_tree.size());
   for (int q = 0; q < r; ++q) {
-    if (tree_of_robot_[q] >= 0) {
+    if (layout_.tree_of_robot[q] >= 0) {
       offset += scene_.robots[q].description.tree.num_velocities();
     }
   }
-  guess_.segment(offset, n) = st.v;
+  step_.guess.segment(offset, n) = st.v;
 
   auto unit_row = [&](int i, double sign) {
     ConstraintJacobianBlock b;
@@ -235,7 +242,7 @@ void TimeStepper::AddRobotProblem(int r) {
         lim.g0 = Eigen::VectorXd::Constant(1, gap);
         lim.name = spec.name + "/" + joint.name +
                    (side == 0 ? " lower limit" : " upper limit");
-        problem_.limits.push_back(std::move(lim));
+        last_.problem.limits.push_back(std::move(lim));
       }
     }
   }
@@ -248,10 +255,10 @@ void TimeStepper::AddRobotProblem(int r) {
         1, st.q(mb.position_start(c.follower)) -
                c.multiplier * st.q(mb.position_start(c.leader)) - c.offset);
     h.name = spec.name + "/" + mb.joint(c.follower).name + " mimic";
-    problem_.holonomic.push_back(std::move(h));
+    last_.problem.holonomic.push_back(std::move(h));
   }
   // Implicit PD actuation, one row per actuated joint.
-  actuation_of_robot_[r] = -1;
+  layout_.actuation_of_robot[r] = -1;
   const int m = static_cast<int>(spec.actuation.size());
   if (m == 0) return;
   ActuationConstraint a;
@@ -269,7 +276,7 @@ void TimeStepper::AddRobotProblem(int r) {
     const JointActuation& act = spec.actuation[k];
     a.first.J(k, mb.velocity_start(act.joint)) = 1.0;
     a.position(k) = st.q(mb.position_start(act.joint));
-    const ActuationOverride& o = actuation_override_[r][k];
+    const ActuationOverride& o = inputs_.actuation_override[r][k];
     if (o.active) {  // SetActuationTarget
       a.target(k) = o.position;
       a.target_velocity(k) = o.velocity;
@@ -283,13 +290,14 @@ void TimeStepper::AddRobotProblem(int r) {
     a.kd(k) = act.kd;
     a.effort_limit(k) = act.effort_limit;
   }
-  actuation_of_robot_[r] = static_cast<int>(problem_.actuation.size());
-  problem_.actuation.push_back(std::move(a));
+  layout_.actuation_of_robot[r] =
+      static_cast<int>(last_.problem.actuation.size());
+  last_.problem.actuation.push_back(std::move(a));
 }
 
 void TimeStepper::SetAppliedGeneralizedForces(int r,
                                               const Eigen::VectorXd& tau) {
-  if (r < 0 || r >= static_cast<int>(robot_state_.size())) {
+  if (r < 0 || r >= static_cast<int>(step_.robot_state.size())) {
     throw std::invalid_argument(
         "TimeStepper::SetAppliedGeneralizedForces: no robot " +
         std::to_string(r));
@@ -301,53 +309,56 @@ void TimeStepper::SetAppliedGeneralizedForces(int r,
         scene_.robots[r].name + "' needs " + std::to_string(n) +
         " finite generalized forces, got " + std::to_string(tau.size()));
   }
-  applied_tau_[r] = tau;
+  inputs_.applied_tau[r] = tau;
 }
 
 void TimeStepper::UpdateRobotColliderPoses() {
   const double dt = scene_.time_step;
   // Link poses at the start of the step, for ContactWrench (same sizes
   // every step: no allocation).
-  for (size_t r = 0; r < link_poses_.size(); ++r) {
-    step_link_poses_[r] = link_poses_[r];
+  for (size_t r = 0; r < step_.link_poses.size(); ++r) {
+    step_.step_link_poses[r] = step_.link_poses[r];
   }
   // Robot link geometries: poses from the link poses, motion bounds from
   // the link velocities.
-  for (int c = static_cast<int>(state_.size()); c < num_colliders(); ++c) {
-    const int r = collider_robot_[c];
+  for (int c = static_cast<int>(step_.state.size()); c < num_colliders(); ++c) {
+    const int r = layout_.collider_robot[c];
     const RobotGeometry& geometry =
-        scene_.robots[r].description.geometries[collider_geometry_[c]];
-    const Eigen::Isometry3d& X_WL = link_poses_[r][geometry.link];
-    Pose& pose = poses_[c];
+        scene_.robots[r].description.geometries[layout_.collider_geometry[c]];
+    const Eigen::Isometry3d& X_WL = step_.link_poses[r][geometry.link];
+    Pose& pose = last_.poses[c];
     pose.position = X_WL * geometry.pose_in_link.position;
     pose.orientation =
         Eigen::Quaterniond(X_WL.linear()) * geometry.pose_in_link.orientation;
-    if (c == static_cast<int>(state_.size()) || collider_robot_[c - 1] != r) {
-      CalcLinkVelocities(scene_.robots[r].description.tree, robot_state_[r].q,
-                         robot_state_[r].v, &link_velocities_);
+    if (c == static_cast<int>(step_.state.size()) ||
+        layout_.collider_robot[c - 1] != r) {
+      CalcLinkVelocities(scene_.robots[r].description.tree,
+                         step_.robot_state[r].q, step_.robot_state[r].v,
+                         &scratch_.link_velocities);
     }
-    const Eigen::Matrix<double, 6, 1>& V = link_velocities_[geometry.link];
+    const Eigen::Matrix<double, 6, 1>& V =
+        scratch_.link_velocities[geometry.link];
     const Vector3 w = V.tail<3>();
     const Vector3 v = V.head<3>() + w.cross(pose.position - X_WL.translation());
-    motion_bounds_[c] =
+    last_.motion_bounds[c] =
         MotionBound(geometry.shape, v, w, dt) + dt * dt * scene_.gravity.norm();
   }
 }
 
 void TimeStepper::IntegrateRobots(const StepInfo& info) {
   const double dt = scene_.time_step;
-  const Eigen::VectorXd& v_next = v_next_;
-  int offset = 6 * static_cast<int>(body_of_tree_.size());
-  for (int r = 0; r < static_cast<int>(robot_state_.size()); ++r) {
-    const int t = tree_of_robot_[r];
+  const Eigen::VectorXd& v_next = last_.v_next;
+  int offset = 6 * static_cast<int>(layout_.body_of_tree.size());
+  for (int r = 0; r < static_cast<int>(step_.robot_state.size()); ++r) {
+    const int t = layout_.tree_of_robot[r];
     if (t < 0) continue;
     const MultibodyTree& mb = scene_.robots[r].description.tree;
-    RobotState& st = robot_state_[r];
+    RobotState& st = step_.robot_state[r];
     const int n = mb.num_velocities();
-    robot_previous_v_[r] = st.v;
+    step_.robot_previous_v[r] = st.v;
     st.v = v_next.segment(offset, n);
     offset += n;
-    robot_momentum_[r].noalias() = robot_M_[r] * st.v;  // p_(k+1)
+    step_.robot_momentum[r].noalias() = step_.robot_M[r] * st.v;  // p_(k+1)
     if (!st.v.allFinite()) {
       Fail("robot '" + scene_.robots[r].name +
            "': velocity is not finite after the contact solve" +
@@ -357,22 +368,22 @@ void TimeStepper::IntegrateRobots(const StepInfo& info) {
     Eigen::VectorXd q_next;
     IntegratePositions(mb, st.q, st.v, dt, &q_next);
     st.q = q_next;
-    CalcLinkPoses(mb, st.q, &link_poses_[r]);
-    const int a = actuation_of_robot_[r];
+    CalcLinkPoses(mb, st.q, &step_.link_poses[r]);
+    const int a = layout_.actuation_of_robot[r];
     if (a >= 0 && scene_.solver.model == SolverModel::kSap) {
       int row = 0;
-      for (size_t k = 0; k < problem_.limits.size(); ++k) {
-        row += static_cast<int>(problem_.limits[k].g0.size());
+      for (size_t k = 0; k < last_.problem.limits.size(); ++k) {
+        row += static_cast<int>(last_.problem.limits[k].g0.size());
       }
-      for (size_t k = 0; k < problem_.holonomic.size(); ++k) {
-        row += static_cast<int>(problem_.holonomic[k].g0.size());
+      for (size_t k = 0; k < last_.problem.holonomic.size(); ++k) {
+        row += static_cast<int>(last_.problem.holonomic[k].g0.size());
       }
       for (int k = 0; k < a; ++k) {
-        row += static_cast<int>(problem_.actuation[k].position.size());
+        row += static_cast<int>(last_.problem.actuation[k].position.size());
       }
-      robot_efforts_[r] = sap_results_.constraint_impulses.segment(
-                              row, robot_efforts_[r].size()) /
-                          dt;
+      last_.robot_efforts[r] = last_.sap_results.constraint_impulses.segment(
+                                   row, last_.robot_efforts[r].size()) /
+                               dt;
     }
   }
 }
@@ -380,39 +391,39 @@ void TimeStepper::IntegrateRobots(const StepInfo& info) {
 void TimeStepper::CheckJointLimits(int r) {
   const RobotSpec& spec = scene_.robots[r];
   const MultibodyTree& tree = spec.description.tree;
-  const RobotState& st = robot_state_[r];
-  const std::vector<int>& joints = joints_of_robot_[r];
+  const RobotState& st = step_.robot_state[r];
+  const std::vector<int>& joints = layout_.joints_of_robot[r];
   for (size_t i = 0; i < joints.size(); ++i) {
     const Joint& joint = tree.joint(joints[i]);
     const int dof = tree.velocity_start(joints[i]);
     const double v = st.v(dof);
     const bool revolute = joint.type == JointType::kRevolute;
     if (!(std::abs(v) <= joint.velocity_limit)) {
-      if (over_velocity_since_[r][i] < 0)
-        over_velocity_since_[r][i] = steps_ + 1;
-      if (!velocity_warned_[r][i]) {
-        velocity_warned_[r][i] = 1;
+      if (limits_.over_velocity_since[r][i] < 0)
+        limits_.over_velocity_since[r][i] = step_.steps + 1;
+      if (!limits_.velocity_warned[r][i]) {
+        limits_.velocity_warned[r][i] = 1;
         char text[512];
         std::snprintf(text, sizeof(text),
                       "robot '%s': joint '%s' reached %.4g %s at step %d (t "
                       "= %.6g s), past its URDF velocity limit of %.4g %s "
                       "(not enforced: docs/robots.md, Limits)",
                       spec.name.c_str(), joint.name.c_str(), v,
-                      revolute ? "rad/s" : "m/s", steps_ + 1,
-                      time_ + scene_.time_step, joint.velocity_limit,
+                      revolute ? "rad/s" : "m/s", step_.steps + 1,
+                      step_.time + scene_.time_step, joint.velocity_limit,
                       revolute ? "rad/s" : "m/s");
         scene_.warnings.push_back(text);
       }
     } else {
-      over_velocity_since_[r][i] = -1;
+      limits_.over_velocity_since[r][i] = -1;
     }
-    double explicit_effort = joint_torque_[r](dof);
-    if (applied_tau_[r].size() == tree.num_velocities()) {
-      explicit_effort += applied_tau_[r](dof);
+    double explicit_effort = inputs_.joint_torque[r](dof);
+    if (inputs_.applied_tau[r].size() == tree.num_velocities()) {
+      explicit_effort += inputs_.applied_tau[r](dof);
     }
     if (!(std::abs(explicit_effort) <= joint.effort_limit) &&
-        !effort_warned_[r][i]) {
-      effort_warned_[r][i] = 1;
+        !limits_.effort_warned[r][i]) {
+      limits_.effort_warned[r][i] = 1;
       char text[512];
       std::snprintf(text, sizeof(text),
                     "robot '%s': joint '%s' received an explicit %s of %.4g "
@@ -421,7 +432,7 @@ void TimeStepper::CheckJointLimits(int r) {
                     "clamped: docs/robots.md, Limits)",
                     spec.name.c_str(), joint.name.c_str(),
                     revolute ? "torque" : "force", explicit_effort,
-                    revolute ? "N m" : "N", steps_ + 1, joint.effort_limit,
+                    revolute ? "N m" : "N", step_.steps + 1, joint.effort_limit,
                     revolute ? "N m" : "N");
       scene_.warnings.push_back(text);
     }
@@ -432,14 +443,15 @@ std::string TimeStepper::DivergenceNote(int r) const {
   const RobotSpec& spec = scene_.robots[r];
   const MultibodyTree& tree = spec.description.tree;
   int first = -1;
-  for (size_t i = 0; i < over_velocity_since_[r].size(); ++i) {
-    const int since = over_velocity_since_[r][i];
-    if (since >= 0 && (first < 0 || since < over_velocity_since_[r][first])) {
+  for (size_t i = 0; i < limits_.over_velocity_since[r].size(); ++i) {
+    const int since = limits_.over_velocity_since[r][i];
+    if (since >= 0 &&
+        (first < 0 || since < limits_.over_velocity_since[r][first])) {
       first = static_cast<int>(i);
     }
   }
   if (first < 0) return "";
-  const int j = joints_of_robot_[r][first];
+  const int j = layout_.joints_of_robot[r][first];
   const Joint& joint = tree.joint(j);
   const bool revolute = joint.type == JointType::kRevolute;
   char text[512];
@@ -449,8 +461,9 @@ std::string TimeStepper::DivergenceNote(int r) const {
                 "explicit controller with too high gains? docs/robots.md, "
                 "Actuation at run time)",
                 spec.name.c_str(), joint.name.c_str(), joint.velocity_limit,
-                revolute ? "rad/s" : "m/s", over_velocity_since_[r][first],
-                robot_state_[r].v(tree.velocity_start(j)),
+                revolute ? "rad/s" : "m/s",
+                limits_.over_velocity_since[r][first],
+                step_.robot_state[r].v(tree.velocity_start(j)),
                 revolute ? "rad/s" : "m/s");
   return text;
 }

@@ -23,13 +23,14 @@
 
 namespace sapcontact {
 bool TimeStepper::IsAsleep(int body) const {
-  return body >= 0 && body < static_cast<int>(sleep_island_.size()) &&
-         sleep_island_[body] >= 0;
+  return body >= 0 && body < static_cast<int>(sleep_.sleep_island.size()) &&
+         sleep_.sleep_island[body] >= 0;
 }
 
 int TimeStepper::ProblemTree(int body) const {
-  if (body < 0 || body >= static_cast<int>(tree_of_body_.size())) return -1;
-  return tree_of_body_[body];
+  if (body < 0 || body >= static_cast<int>(layout_.tree_of_body.size()))
+    return -1;
+  return layout_.tree_of_body[body];
 }
 
 void TimeStepper::WakeUp(int body) {
@@ -41,31 +42,31 @@ void TimeStepper::WakeUp(int body) {
 }
 
 void TimeStepper::WakeIsland(int body) {
-  const int island = sleep_island_[body];
+  const int island = sleep_.sleep_island[body];
   if (island < 0) return;
-  for (int b : free_bodies_) {
-    if (sleep_island_[b] != island) continue;
-    sleep_island_[b] = -1;
-    still_time_[b] = 0.0;
-    --num_sleeping_;
+  for (int b : layout_.free_bodies) {
+    if (sleep_.sleep_island[b] != island) continue;
+    sleep_.sleep_island[b] = -1;
+    sleep_.still_time[b] = 0.0;
+    --sleep_.num_sleeping;
   }
-  trees_stale_ = true;
+  sleep_.trees_stale = true;
 }
 
 void TimeStepper::WakeAll() {
-  if (num_sleeping_ == 0) return;
-  for (int b : free_bodies_) {
-    sleep_island_[b] = -1;
-    still_time_[b] = 0.0;
+  if (sleep_.num_sleeping == 0) return;
+  for (int b : layout_.free_bodies) {
+    sleep_.sleep_island[b] = -1;
+    sleep_.still_time[b] = 0.0;
   }
-  num_sleeping_ = 0;
-  trees_stale_ = true;
+  sleep_.num_sleeping = 0;
+  sleep_.trees_stale = true;
 }
 
 void TimeStepper::PrepareSleep() {
-  if (num_sleeping_ > 0) {
+  if (sleep_.num_sleeping > 0) {
     // An external force that acts during this step wakes its body.
-    const double t_end = time_ + scene_.time_step;
+    const double t_end = step_.time + scene_.time_step;
     for (const ExternalForce& f : scene_.external_forces) {
       if (!IsAsleep(f.body)) continue;
       if (!f.force.Value(t_end).isZero(0) || !f.torque.Value(t_end).isZero(0)) {
@@ -73,15 +74,15 @@ void TimeStepper::PrepareSleep() {
       }
     }
   }
-  if (trees_stale_) RemapTrees();
+  if (sleep_.trees_stale) RemapTrees();
 }
 
 void TimeStepper::UpdateResting() {
   const int nb = static_cast<int>(scene_.bodies.size());
-  const double t_end = time_ + scene_.time_step;
+  const double t_end = step_.time + scene_.time_step;
   bool changed = false;
-  if (resting_.size() != static_cast<size_t>(num_colliders())) {
-    resting_.assign(num_colliders(), false);  // robot links never rest
+  if (sleep_.resting.size() != static_cast<size_t>(num_colliders())) {
+    sleep_.resting.assign(num_colliders(), false);  // robot links never rest
     changed = true;
   }
   for (int b = 0; b < nb; ++b) {
@@ -90,22 +91,22 @@ void TimeStepper::UpdateResting() {
     if (body.fixed && !body.prescribed) {
       rest = true;
     } else if (body.prescribed) {  // velocities of this step: poses updated
-      const BodyState& s = state_[b];
+      const BodyState& s = step_.state[b];
       rest = s.velocity.isZero(0) && s.angular_velocity.isZero(0) &&
              body.motion.surface_velocity.Value(t_end).isZero(0);
     }
-    if (resting_[b] != rest) {
-      resting_[b] = rest;
+    if (sleep_.resting[b] != rest) {
+      sleep_.resting[b] = rest;
       changed = true;
     }
   }
-  if (changed) collision_.SetResting(resting_);
+  if (changed) collision_.SetResting(sleep_.resting);
 }
 
 bool TimeStepper::WakeTouchedIslands() {
   const int nb = static_cast<int>(scene_.bodies.size());
   bool woke = false;
-  for (const ContactPoint& cp : contacts_) {
+  for (const ContactPoint& cp : last_.contacts) {
     for (int c : {cp.body_a, cp.body_b}) {
       if (c < nb && IsAsleep(c)) {
         WakeIsland(c);
@@ -117,52 +118,52 @@ bool TimeStepper::WakeTouchedIslands() {
 }
 
 void TimeStepper::RemapTrees() {
-  trees_stale_ = false;
+  sleep_.trees_stale = false;
   const int nb = static_cast<int>(scene_.bodies.size());
-  const std::vector<int> old_tree_of_body = tree_of_body_;
-  const std::vector<int> old_offsets = tree_offsets_;
-  std::vector<Tree> old_trees = std::move(problem_.trees);
-  problem_.trees.clear();
-  body_of_tree_.clear();
-  tree_of_body_.assign(nb, -1);
+  const std::vector<int> old_tree_of_body = layout_.tree_of_body;
+  const std::vector<int> old_offsets = layout_.tree_offsets;
+  std::vector<Tree> old_trees = std::move(last_.problem.trees);
+  last_.problem.trees.clear();
+  layout_.body_of_tree.clear();
+  layout_.tree_of_body.assign(nb, -1);
   std::vector<int> old_index;  // per new tree: its old index or -1
-  for (int b : free_bodies_) {
+  for (int b : layout_.free_bodies) {
     if (IsAsleep(b)) continue;
-    tree_of_body_[b] = static_cast<int>(problem_.trees.size());
-    body_of_tree_.push_back(b);
+    layout_.tree_of_body[b] = static_cast<int>(last_.problem.trees.size());
+    layout_.body_of_tree.push_back(b);
     const int o = old_tree_of_body[b];
     old_index.push_back(o);
     if (o >= 0) {
-      problem_.trees.push_back(std::move(old_trees[o]));
+      last_.problem.trees.push_back(std::move(old_trees[o]));
     } else {
       Tree t;
       t.A = Eigen::MatrixXd::Zero(6, 6);
       t.v_star = Eigen::VectorXd::Zero(6);
       t.name = scene_.bodies[b].name;
-      problem_.trees.push_back(std::move(t));
+      last_.problem.trees.push_back(std::move(t));
     }
   }
-  robot_of_tree_.clear();
-  robot_of_tree_.resize(problem_.trees.size(), -1);
-  for (size_t r = 0; r < tree_of_robot_.size(); ++r) {
-    const int o = tree_of_robot_[r];
+  layout_.robot_of_tree.clear();
+  layout_.robot_of_tree.resize(last_.problem.trees.size(), -1);
+  for (size_t r = 0; r < layout_.tree_of_robot.size(); ++r) {
+    const int o = layout_.tree_of_robot[r];
     if (o < 0) continue;
-    tree_of_robot_[r] = static_cast<int>(problem_.trees.size());
-    robot_of_tree_.push_back(static_cast<int>(r));
+    layout_.tree_of_robot[r] = static_cast<int>(last_.problem.trees.size());
+    layout_.robot_of_tree.push_back(static_cast<int>(r));
     old_index.push_back(o);
-    problem_.trees.push_back(std::move(old_trees[o]));
+    last_.problem.trees.push_back(std::move(old_trees[o]));
   }
-  tree_offsets_ = problem_.TreeOffsets();
-  guess_.setZero(problem_.num_velocities());
+  layout_.tree_offsets = last_.problem.TreeOffsets();
+  step_.guess.setZero(last_.problem.num_velocities());
   // The warm start's history moves with its trees; a woken body was at rest.
-  if (have_previous_guess_) {
-    const Eigen::VectorXd old_previous = previous_guess_;
-    previous_guess_.setZero(guess_.size());
-    for (size_t t = 0; t < problem_.trees.size(); ++t) {
+  if (warm_start_.have_previous_guess) {
+    const Eigen::VectorXd old_previous = warm_start_.previous_guess;
+    warm_start_.previous_guess.setZero(step_.guess.size());
+    for (size_t t = 0; t < last_.problem.trees.size(); ++t) {
       const int o = old_index[t];
       if (o < 0) continue;
-      const Eigen::Index n = problem_.trees[t].v_star.size();
-      previous_guess_.segment(tree_offsets_[t], n) =
+      const Eigen::Index n = last_.problem.trees[t].v_star.size();
+      warm_start_.previous_guess.segment(layout_.tree_offsets[t], n) =
           old_previous.segment(old_offsets[o], n);
     }
   }
@@ -173,59 +174,62 @@ void TimeStepper::UpdateSleep(StepInfo* info) {
   const double dt = scene_.time_step;
   const SolverSettings& settings = scene_.solver;
   // Still time of the awake bodies (0: moved faster than the threshold).
-  for (int b : free_bodies_) {
+  for (int b : layout_.free_bodies) {
     if (IsAsleep(b)) continue;
-    const BodyState& s = state_[b];
-    const double speed =
-        s.velocity.norm() + s.angular_velocity.norm() * bounding_radius_[b];
-    still_time_[b] = speed < settings.sleep_speed ? still_time_[b] + dt : 0.0;
-    if (!applied_force_[b].isZero(0) || !applied_torque_[b].isZero(0)) {
-      still_time_[b] = 0.0;
+    const BodyState& s = step_.state[b];
+    const double speed = s.velocity.norm() +
+                         s.angular_velocity.norm() * sleep_.bounding_radius[b];
+    sleep_.still_time[b] =
+        speed < settings.sleep_speed ? sleep_.still_time[b] + dt : 0.0;
+    if (!inputs_.applied_force[b].isZero(0) ||
+        !inputs_.applied_torque[b].isZero(0)) {
+      sleep_.still_time[b] = 0.0;
     }
   }
   for (const ExternalForce& f : scene_.external_forces) {
     if (f.body < 0 || IsAsleep(f.body) || scene_.bodies[f.body].fixed) {
       continue;
     }
-    if (!f.force.Value(time_).isZero(0) || !f.torque.Value(time_).isZero(0)) {
-      still_time_[f.body] = 0.0;
+    if (!f.force.Value(step_.time).isZero(0) ||
+        !f.torque.Value(step_.time).isZero(0)) {
+      sleep_.still_time[f.body] = 0.0;
     }
   }
   // Islands of this step's contacts; a contact with a robot link or a
   // moving kinematic body keeps its body awake.
-  island_sets_.Reset(nb);
+  sleep_.island_sets.Reset(nb);
   auto mover = [&](int c) {
-    return c >= nb || (scene_.bodies[c].prescribed && !resting_[c]);
+    return c >= nb || (scene_.bodies[c].prescribed && !sleep_.resting[c]);
   };
   auto free_body = [&](int c) { return c < nb && !scene_.bodies[c].fixed; };
-  for (const ContactPoint& cp : contacts_) {
+  for (const ContactPoint& cp : last_.contacts) {
     const int a = cp.body_a, b = cp.body_b;
     if (free_body(a) && free_body(b)) {
-      island_sets_.Unite(a, b);
+      sleep_.island_sets.Unite(a, b);
     } else if (free_body(b) && mover(a)) {
-      still_time_[b] = 0.0;
+      sleep_.still_time[b] = 0.0;
     } else if (free_body(a) && mover(b)) {
-      still_time_[a] = 0.0;
+      sleep_.still_time[a] = 0.0;
     }
   }
-  island_still_.assign(nb, std::numeric_limits<double>::infinity());
-  for (int b : free_bodies_) {
+  sleep_.island_still.assign(nb, std::numeric_limits<double>::infinity());
+  for (int b : layout_.free_bodies) {
     if (IsAsleep(b)) continue;
-    double& m = island_still_[island_sets_.Find(b)];
-    m = std::min(m, still_time_[b]);
+    double& m = sleep_.island_still[sleep_.island_sets.Find(b)];
+    m = std::min(m, sleep_.still_time[b]);
   }
-  for (int b : free_bodies_) {
+  for (int b : layout_.free_bodies) {
     if (IsAsleep(b)) continue;
-    const int root = island_sets_.Find(b);
-    const double still = island_still_[root];
+    const int root = sleep_.island_sets.Find(b);
+    const double still = sleep_.island_still[root];
     if (!(still > 0.0 && still >= settings.sleep_time)) continue;
-    sleep_island_[b] = root;
-    state_[b].velocity.setZero();
-    state_[b].angular_velocity.setZero();
-    ++num_sleeping_;
-    trees_stale_ = true;
+    sleep_.sleep_island[b] = root;
+    step_.state[b].velocity.setZero();
+    step_.state[b].angular_velocity.setZero();
+    ++sleep_.num_sleeping;
+    sleep_.trees_stale = true;
   }
-  info->sleeping_bodies = num_sleeping_;
+  info->sleeping_bodies = sleep_.num_sleeping;
 }
 
 }  // namespace sapcontact

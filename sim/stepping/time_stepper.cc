@@ -137,57 +137,57 @@ TimeStepper::TimeStepper(const Scene& scene)
     }
   }
   const int nb = static_cast<int>(scene_.bodies.size());
-  state_.resize(nb);
-  applied_force_.assign(nb, Vector3::Zero());
-  applied_torque_.assign(nb, Vector3::Zero());
-  applied_point_.assign(nb, Vector3::Zero());
-  applied_frame_.assign(nb, WrenchFrame::kWorld);
+  step_.state.resize(nb);
+  inputs_.applied_force.assign(nb, Vector3::Zero());
+  inputs_.applied_torque.assign(nb, Vector3::Zero());
+  inputs_.applied_point.assign(nb, Vector3::Zero());
+  inputs_.applied_frame.assign(nb, WrenchFrame::kWorld);
   const int nm = static_cast<int>(scene_.materials.size());
-  pair_parameters_.resize(static_cast<size_t>(nm) * nm);
+  layout_.pair_parameters.resize(static_cast<size_t>(nm) * nm);
   for (int a = 0; a < nm; ++a) {
     for (int b = 0; b < nm; ++b) {
-      pair_parameters_[a * nm + b] =
+      layout_.pair_parameters[a * nm + b] =
           CombineMaterials(scene_.materials[a], scene_.materials[b]);
     }
   }
-  tree_of_body_.assign(nb, -1);
+  layout_.tree_of_body.assign(nb, -1);
   for (int b = 0; b < nb; ++b) {
     const Body& body = scene_.bodies[b];
-    state_[b].pose = body.pose;
-    state_[b].velocity = body.velocity;
-    state_[b].angular_velocity = body.angular_velocity;
+    step_.state[b].pose = body.pose;
+    step_.state[b].velocity = body.velocity;
+    step_.state[b].angular_velocity = body.angular_velocity;
     if (!body.fixed) {
-      tree_of_body_[b] = static_cast<int>(body_of_tree_.size());
-      body_of_tree_.push_back(b);
+      layout_.tree_of_body[b] = static_cast<int>(layout_.body_of_tree.size());
+      layout_.body_of_tree.push_back(b);
     }
   }
-  problem_.time_step = scene_.time_step;
-  problem_.trees.resize(body_of_tree_.size());
-  for (size_t t = 0; t < body_of_tree_.size(); ++t) {
-    problem_.trees[t].A = Eigen::MatrixXd::Zero(6, 6);
-    problem_.trees[t].v_star.resize(6);
-    problem_.trees[t].name = scene_.bodies[body_of_tree_[t]].name;
+  last_.problem.time_step = scene_.time_step;
+  last_.problem.trees.resize(layout_.body_of_tree.size());
+  for (size_t t = 0; t < layout_.body_of_tree.size(); ++t) {
+    last_.problem.trees[t].A = Eigen::MatrixXd::Zero(6, 6);
+    last_.problem.trees[t].v_star.resize(6);
+    last_.problem.trees[t].name = scene_.bodies[layout_.body_of_tree[t]].name;
   }
-  guess_.resize(6 * body_of_tree_.size());
-  free_bodies_ = body_of_tree_;
-  still_time_.assign(nb, 0.0);
-  sleep_island_.assign(nb, -1);
-  bounding_radius_.resize(nb);
+  step_.guess.resize(6 * layout_.body_of_tree.size());
+  layout_.free_bodies = layout_.body_of_tree;
+  sleep_.still_time.assign(nb, 0.0);
+  sleep_.sleep_island.assign(nb, -1);
+  sleep_.bounding_radius.resize(nb);
   for (int b = 0; b < nb; ++b) {
-    bounding_radius_[b] = scene_.bodies[b].shape.type == ShapeType::kPlane
-                              ? 0.0
-                              : BoundingRadius(scene_.bodies[b].shape);
+    sleep_.bounding_radius[b] = scene_.bodies[b].shape.type == ShapeType::kPlane
+                                    ? 0.0
+                                    : BoundingRadius(scene_.bodies[b].shape);
   }
   SetUpRobots();
-  tree_offsets_ = problem_.TreeOffsets();
-  poses_.resize(num_colliders());
-  motion_bounds_.resize(num_colliders());
+  layout_.tree_offsets = last_.problem.TreeOffsets();
+  last_.poses.resize(num_colliders());
+  last_.motion_bounds.resize(num_colliders());
 }
 
 int TimeStepper::MaterialOfCollider(int c) const {
   const int nb = static_cast<int>(scene_.bodies.size());
   return c < nb ? scene_.bodies[c].material_index
-                : scene_.robots[collider_robot_[c]].material_index;
+                : scene_.robots[layout_.collider_robot[c]].material_index;
 }
 
 Vector3 TimeStepper::WorldPointVelocity(int c, const Vector3& p,
@@ -195,8 +195,8 @@ Vector3 TimeStepper::WorldPointVelocity(int c, const Vector3& p,
   const int nb = static_cast<int>(scene_.bodies.size());
   if (c >= nb || !scene_.bodies[c].prescribed) return Vector3::Zero();
   const Body& body = scene_.bodies[c];
-  const BodyState& s = state_[c];
-  const double t = time_ + scene_.time_step;  // velocities over the step
+  const BodyState& s = step_.state[c];
+  const double t = step_.time + scene_.time_step;  // velocities over the step
   Vector3 v = s.velocity + s.angular_velocity.cross(p - s.pose.position);
   const Vector3 surface = body.motion.surface_velocity.Value(t);
   v += surface - surface.dot(n) * n;  // its tangential part only
@@ -207,49 +207,50 @@ bool TimeStepper::ColliderJacobian(int c, const Matrix3& rows, const Vector3& p,
                                    double sign, int* tree, Eigen::MatrixXd* J) {
   const int nb = static_cast<int>(scene_.bodies.size());
   if (c < nb) {
-    *tree = tree_of_body_[c];
+    *tree = layout_.tree_of_body[c];
     if (*tree < 0) return false;
-    SetPointJacobian(rows, p - state_[c].pose.position, sign, J);
+    SetPointJacobian(rows, p - step_.state[c].pose.position, sign, J);
     return true;
   }
-  const int r = collider_robot_[c];
-  *tree = tree_of_robot_[r];
+  const int r = layout_.collider_robot[c];
+  *tree = layout_.tree_of_robot[r];
   if (*tree < 0) return false;
   const MultibodyTree& mb = scene_.robots[r].description.tree;
   // Per-thread scratch: contacts are built on the solver's threads.
   thread_local Eigen::MatrixXd point_J;
-  CalcPointJacobian(mb, link_poses_[r], collider_link_[c], p, &point_J);
+  CalcPointJacobian(mb, step_.link_poses[r], layout_.collider_link[c], p,
+                    &point_J);
   J->noalias() = sign * rows * point_J;
   return true;
 }
 
 double TimeStepper::KineticEnergy() const {
   double e = 0.0;
-  for (size_t b = 0; b < state_.size(); ++b) {
+  for (size_t b = 0; b < step_.state.size(); ++b) {
     const Body& body = scene_.bodies[b];
     if (body.fixed) continue;
-    const BodyState& s = state_[b];
+    const BodyState& s = step_.state[b];
     e += 0.5 * body.mass * s.velocity.squaredNorm() +
          0.5 * s.angular_velocity.dot(WorldInertia(body, s.pose) *
                                       s.angular_velocity);
   }
-  for (size_t r = 0; r < robot_state_.size(); ++r) {
-    e += CalcKineticEnergy(scene_.robots[r].description.tree, robot_state_[r].q,
-                           robot_state_[r].v);
+  for (size_t r = 0; r < step_.robot_state.size(); ++r) {
+    e += CalcKineticEnergy(scene_.robots[r].description.tree,
+                           step_.robot_state[r].q, step_.robot_state[r].v);
   }
   return e;
 }
 
 double TimeStepper::PotentialEnergy() const {
   double e = 0.0;
-  for (size_t b = 0; b < state_.size(); ++b) {
+  for (size_t b = 0; b < step_.state.size(); ++b) {
     const Body& body = scene_.bodies[b];
     if (body.fixed) continue;
-    e -= body.mass * scene_.gravity.dot(state_[b].pose.position);
+    e -= body.mass * scene_.gravity.dot(step_.state[b].pose.position);
   }
-  for (size_t r = 0; r < robot_state_.size(); ++r) {
+  for (size_t r = 0; r < step_.robot_state.size(); ++r) {
     e += CalcPotentialEnergy(scene_.robots[r].description.tree,
-                             robot_state_[r].q, scene_.gravity);
+                             step_.robot_state[r].q, scene_.gravity);
   }
   return e;
 }
@@ -258,10 +259,10 @@ Eigen::VectorXd TimeStepper::FreeVelocityRate(
     int i, double h, const std::vector<Eigen::MatrixXd>& M_prev,
     const Eigen::LLT<Eigen::MatrixXd>& A_llt) {
   const double dt = scene_.time_step;
-  int t = static_cast<int>(tree_offsets_.size()) - 1;
-  while (tree_offsets_[t] > i) --t;
-  const int j = i - tree_offsets_[t];
-  if (t < static_cast<int>(body_of_tree_.size())) {
+  int t = static_cast<int>(layout_.tree_offsets.size()) - 1;
+  while (layout_.tree_offsets[t] > i) --t;
+  const int j = i - layout_.tree_offsets[t];
+  if (t < static_cast<int>(layout_.body_of_tree.size())) {
     // v* = (v + dt (g + f / m), FreeRotation(I, w) + dt I^-1 tau): only
     // the gyroscopic step is not linear in v.
     Eigen::VectorXd rate = Eigen::VectorXd::Zero(6);
@@ -269,9 +270,9 @@ Eigen::VectorXd TimeStepper::FreeVelocityRate(
       rate(j) = 1.0;
       return rate;
     }
-    const int b = body_of_tree_[t];
-    const Matrix3 I = WorldInertia(scene_.bodies[b], state_[b].pose);
-    const Vector3 w = state_[b].angular_velocity;
+    const int b = layout_.body_of_tree[t];
+    const Matrix3 I = WorldInertia(scene_.bodies[b], step_.state[b].pose);
+    const Vector3 w = step_.state[b].angular_velocity;
     const Vector3 e = h * Vector3::Unit(j - 3);
     rate.tail<3>() =
         (FreeRotation(I, w + e, dt) - FreeRotation(I, w - e, dt)) / (2 * h);
@@ -281,83 +282,87 @@ Eigen::VectorXd TimeStepper::FreeVelocityRate(
   // (AddRobotProblem): A and tau do not depend on v, k is quadratic in it
   // (its central difference is exact but for round-off), and q with it
   // the link poses stay.
-  const int r = robot_of_tree_[t];
+  const int r = layout_.robot_of_tree[t];
   const MultibodyTree& mb = scene_.robots[r].description.tree;
-  Eigen::VectorXd v = 2.0 * robot_state_[r].v - robot_previous_v_[r];
+  Eigen::VectorXd v = 2.0 * step_.robot_state[r].v - step_.robot_previous_v[r];
   Eigen::VectorXd k_plus, k_minus;
   v(j) += 2 * h;
-  CalcMassRateForces(mb, link_poses_[r], v, &k_plus);
+  CalcMassRateForces(mb, step_.link_poses[r], v, &k_plus);
   v(j) -= 4 * h;
-  CalcMassRateForces(mb, link_poses_[r], v, &k_minus);
+  CalcMassRateForces(mb, step_.link_poses[r], v, &k_minus);
   return A_llt.solve(M_prev[r].col(j) + dt * (k_plus - k_minus) / (2 * h));
 }
 
 void TimeStepper::BuildProblem() {
   const double dt = scene_.time_step;
   // Trees: A = diag(m I, I_world), v* with gravity and gyroscopic terms.
-  for (size_t t = 0; t < body_of_tree_.size(); ++t) {
-    const int b = body_of_tree_[t];
+  for (size_t t = 0; t < layout_.body_of_tree.size(); ++t) {
+    const int b = layout_.body_of_tree[t];
     const Body& body = scene_.bodies[b];
-    const BodyState& s = state_[b];
+    const BodyState& s = step_.state[b];
     const Matrix3 I = WorldInertia(body, s.pose);
-    Tree& tree = problem_.trees[t];
+    Tree& tree = last_.problem.trees[t];
     tree.A.topLeftCorner<3, 3>() = body.mass * Matrix3::Identity();
     tree.A.bottomRightCorner<3, 3>() = 0.5 * (I + I.transpose());
     tree.v_star.head<3>() = s.velocity + dt * scene_.gravity;
     tree.v_star.tail<3>() = FreeRotation(I, s.angular_velocity, dt);
-    guess_.segment<3>(6 * t) = s.velocity;
-    guess_.segment<3>(6 * t + 3) = s.angular_velocity;
+    step_.guess.segment<3>(6 * t) = s.velocity;
+    step_.guess.segment<3>(6 * t + 3) = s.angular_velocity;
   }
   // External forces on free bodies (explicit, evaluated at the step's end
   // time like the prescribed motions).
-  const double t_end = time_ + dt;
+  const double t_end = step_.time + dt;
   for (const ExternalForce& f : scene_.external_forces) {
-    if (f.body < 0 || tree_of_body_[f.body] < 0) continue;
+    if (f.body < 0 || layout_.tree_of_body[f.body] < 0) continue;
     const Body& body = scene_.bodies[f.body];
-    const BodyState& s = state_[f.body];
+    const BodyState& s = step_.state[f.body];
     const Vector3 force = f.force.Value(t_end);
     const Vector3 r = s.pose.orientation * f.point;
     const Vector3 torque = f.torque.Value(t_end) + r.cross(force);
-    Tree& tree = problem_.trees[tree_of_body_[f.body]];
+    Tree& tree = last_.problem.trees[layout_.tree_of_body[f.body]];
     tree.v_star.head<3>() += dt * force / body.mass;
     tree.v_star.tail<3>() +=
         dt * tree.A.bottomRightCorner<3, 3>().ldlt().solve(torque);
   }
   // Wrenches applied by the caller (SetAppliedWrench, ApplyWrench): force
   // at the point, torque about the centre of mass.
-  for (size_t t = 0; t < body_of_tree_.size(); ++t) {
-    const int b = body_of_tree_[t];
+  for (size_t t = 0; t < layout_.body_of_tree.size(); ++t) {
+    const int b = layout_.body_of_tree[t];
     if (b < 0) continue;
-    if (applied_force_[b].isZero(0) && applied_torque_[b].isZero(0)) continue;
-    const Eigen::Quaterniond& R = state_[b].pose.orientation;
-    const bool body_axes = applied_frame_[b] == WrenchFrame::kBody;
-    const Vector3 force = body_axes ? R * applied_force_[b] : applied_force_[b];
-    Vector3 torque = body_axes ? R * applied_torque_[b] : applied_torque_[b];
-    if (!applied_point_[b].isZero(0)) {
-      torque += (R * applied_point_[b]).cross(force);
+    if (inputs_.applied_force[b].isZero(0) &&
+        inputs_.applied_torque[b].isZero(0))
+      continue;
+    const Eigen::Quaterniond& R = step_.state[b].pose.orientation;
+    const bool body_axes = inputs_.applied_frame[b] == WrenchFrame::kBody;
+    const Vector3 force =
+        body_axes ? R * inputs_.applied_force[b] : inputs_.applied_force[b];
+    Vector3 torque =
+        body_axes ? R * inputs_.applied_torque[b] : inputs_.applied_torque[b];
+    if (!inputs_.applied_point[b].isZero(0)) {
+      torque += (R * inputs_.applied_point[b]).cross(force);
     }
-    Tree& tree = problem_.trees[t];
+    Tree& tree = last_.problem.trees[t];
     tree.v_star.head<3>() += dt * force / scene_.bodies[b].mass;
     tree.v_star.tail<3>() +=
         dt * tree.A.bottomRightCorner<3, 3>().ldlt().solve(torque);
   }
-  problem_.limits.clear();
-  problem_.holonomic.clear();
-  problem_.actuation.clear();
-  for (int r = 0; r < static_cast<int>(robot_state_.size()); ++r) {
+  last_.problem.limits.clear();
+  last_.problem.holonomic.clear();
+  last_.problem.actuation.clear();
+  for (int r = 0; r < static_cast<int>(step_.robot_state.size()); ++r) {
     AddRobotProblem(r);
   }
   // Contacts: v_c = R (v_B + w_B x r_B - v_A - w_A x r_A).
   // Colliders are bodies (tree: 6-DOF point Jacobian) or robot link
   // geometries (the robot's point Jacobian); fixed and prescribed ones are
   // the world, whose point velocity enters as the contact's bias velocity.
-  problem_.contacts.resize(contacts_.size());
+  last_.problem.contacts.resize(last_.contacts.size());
   // Each contact is built on its own (on the solver's threads when it has
   // more than one: the same numbers whichever thread builds it).
   auto build_contact = [&](int k, int) {
-    const ContactPoint& cp = contacts_[k];
+    const ContactPoint& cp = last_.contacts[k];
     const Matrix3 rows = ContactFrameRows(cp.normal);
-    Contact& c = problem_.contacts[k];
+    Contact& c = last_.problem.contacts[k];
     // Blocks are overwritten in place: no allocation in steady state.
     int tree_a = -1, tree_b = -1;
     const bool moves_a = ColliderJacobian(cp.body_a, rows, cp.position, -1.0,
@@ -384,15 +389,16 @@ void TimeStepper::BuildProblem() {
                   WorldPointVelocity(cp.body_a, cp.position, cp.normal));
     }
     c.phi0 = cp.phi;
-    // v_n at the start of the step (guess_ holds the velocities at the
+    // v_n at the start of the step (step_.guess holds the velocities at the
     // start of the step; the bias carries the prescribed motion), + when
     // separating, like v_c.
-    c.normal_velocity0 = ContactVelocity(c, tree_offsets_, guess_)(kNormal);
-    c.parameters = pair_parameters_[MaterialOfCollider(cp.body_a) *
-                                        scene_.materials.size() +
-                                    MaterialOfCollider(cp.body_b)];
+    c.normal_velocity0 =
+        ContactVelocity(c, layout_.tree_offsets, step_.guess)(kNormal);
+    c.parameters = layout_.pair_parameters[MaterialOfCollider(cp.body_a) *
+                                               scene_.materials.size() +
+                                           MaterialOfCollider(cp.body_b)];
   };
-  const int nc = static_cast<int>(contacts_.size());
+  const int nc = static_cast<int>(last_.contacts.size());
   ThreadPool* pool = sap_.thread_pool();
   if (pool != nullptr && pool->threads() > 1 && nc >= 64) {
     pool->ForEach(nc, build_contact, 16);
@@ -418,39 +424,40 @@ void TimeStepper::SetAppliedWrench(int body, const Vector3& force,
                                 scene_.bodies[body].name +
                                 "': force and torque must be finite");
   }
-  applied_force_[body] = force;
-  applied_torque_[body] = torque;
+  inputs_.applied_force[body] = force;
+  inputs_.applied_torque[body] = torque;
   if (!force.isZero(0) || !torque.isZero(0)) WakeIsland(body);
-  applied_point_[body].setZero();
-  applied_frame_[body] = WrenchFrame::kWorld;
+  inputs_.applied_point[body].setZero();
+  inputs_.applied_frame[body] = WrenchFrame::kWorld;
 }
 
 void TimeStepper::ClearAppliedForces() {
-  for (Vector3& f : applied_force_) f.setZero();
-  for (Vector3& t : applied_torque_) t.setZero();
-  for (Vector3& p : applied_point_) p.setZero();
-  for (Eigen::VectorXd& tau : joint_torque_) tau.setZero();
-  for (std::vector<LinkWrench>& w : link_wrenches_) w.clear();
-  for (Eigen::VectorXd& tau : applied_tau_) tau.resize(0);
+  for (Vector3& f : inputs_.applied_force) f.setZero();
+  for (Vector3& t : inputs_.applied_torque) t.setZero();
+  for (Vector3& p : inputs_.applied_point) p.setZero();
+  for (Eigen::VectorXd& tau : inputs_.joint_torque) tau.setZero();
+  for (std::vector<LinkWrench>& w : inputs_.link_wrenches) w.clear();
+  for (Eigen::VectorXd& tau : inputs_.applied_tau) tau.resize(0);
 }
 
 void TimeStepper::SetState(const std::vector<BodyState>& state) {
-  if (state.size() != state_.size()) {
+  if (state.size() != step_.state.size()) {
     throw std::invalid_argument(
         "TimeStepper::SetState: " + std::to_string(state.size()) +
-        " states for " + std::to_string(state_.size()) + " bodies");
+        " states for " + std::to_string(step_.state.size()) + " bodies");
   }
   for (size_t b = 0; b < state.size(); ++b) {
-    if (!scene_.bodies[b].fixed) state_[b] = state[b];
+    if (!scene_.bodies[b].fixed) step_.state[b] = state[b];
   }
   WakeAll();
-  have_previous_guess_ = false;  // no velocity history for the new state
+  warm_start_.have_previous_guess =
+      false;  // no velocity history for the new state
 }
 
 std::string TimeStepper::BodyLabel(int body) const {
   if (body >= static_cast<int>(scene_.bodies.size()) &&
       body < num_colliders()) {
-    return "link geometry '" + collider_name_[body] + "'";
+    return "link geometry '" + layout_.collider_name[body] + "'";
   }
   if (body < 0 || body >= static_cast<int>(scene_.bodies.size())) {
     return "body " + std::to_string(body);
@@ -460,9 +467,10 @@ std::string TimeStepper::BodyLabel(int body) const {
 
 std::string TimeStepper::ContactLabel(int k) const {
   std::string label = "contact " + std::to_string(k);
-  if (k >= 0 && k < static_cast<int>(contacts_.size())) {
-    label += " between bodies '" + collider_name_[contacts_[k].body_a] +
-             "' and '" + collider_name_[contacts_[k].body_b] + "'";
+  if (k >= 0 && k < static_cast<int>(last_.contacts.size())) {
+    label += " between bodies '" +
+             layout_.collider_name[last_.contacts[k].body_a] + "' and '" +
+             layout_.collider_name[last_.contacts[k].body_b] + "'";
   }
   return label;
 }
@@ -481,12 +489,13 @@ std::string TimeStepper::NameBodies(const std::string& message) const {
       if (close != std::string::npos) rest = rest.substr(close + 1);
     }
     if (w == "contact ") return ContactLabel(static_cast<int>(index)) + rest;
-    if (index >= 0 && index < static_cast<long>(body_of_tree_.size())) {
-      return BodyLabel(body_of_tree_[index]) + rest;
+    if (index >= 0 && index < static_cast<long>(layout_.body_of_tree.size())) {
+      return BodyLabel(layout_.body_of_tree[index]) + rest;
     }
-    if (index >= 0 && index < static_cast<long>(robot_of_tree_.size()) &&
-        robot_of_tree_[index] >= 0) {
-      return "robot '" + scene_.robots[robot_of_tree_[index]].name + "'" + rest;
+    if (index >= 0 && index < static_cast<long>(layout_.robot_of_tree.size()) &&
+        layout_.robot_of_tree[index] >= 0) {
+      return "robot '" + scene_.robots[layout_.robot_of_tree[index]].name +
+             "'" + rest;
     }
     break;
   }
@@ -496,9 +505,9 @@ std::string TimeStepper::NameBodies(const std::string& message) const {
 void TimeStepper::Fail(const std::string& what) const {
   char when[96];
   std::snprintf(when, sizeof(when),
-                "step %d (t = %.6g s to %.6g s): ", steps_ + 1, time_,
-                time_ + scene_.time_step);
-  throw SimulationError(steps_ + 1, when + what);
+                "step %d (t = %.6g s to %.6g s): ", step_.steps + 1, step_.time,
+                step_.time + scene_.time_step);
+  throw SimulationError(step_.steps + 1, when + what);
 }
 
 // Step() runs the phases of a step in order, in the shape of MuJoCo's
@@ -521,27 +530,27 @@ StepInfo TimeStepper::Step() {
   MeasureGliding(&info);
   IntegrateRobots(info);
   IntegrateBodies();
-  time_ += scene_.time_step;
-  ++steps_;
+  step_.time += scene_.time_step;
+  ++step_.steps;
   if (scene_.solver.sleep) UpdateSleep(&info);
   return info;
 }
 
 void TimeStepper::UpdateColliderPoses() {
   const double dt = scene_.time_step;
-  const double t_end = time_ + dt;
-  for (size_t b = 0; b < state_.size(); ++b) {
+  const double t_end = step_.time + dt;
+  for (size_t b = 0; b < step_.state.size(); ++b) {
     const Body& body = scene_.bodies[b];
-    BodyState& s = state_[b];
+    BodyState& s = step_.state[b];
     if (body.prescribed) {  // its velocities over this step
       s.velocity = body.motion.velocity.Value(t_end);
       s.angular_velocity = body.motion.angular_velocity.Value(t_end);
     }
-    poses_[b] = s.pose;
-    motion_bounds_[b] =
+    last_.poses[b] = s.pose;
+    last_.motion_bounds[b] =
         body.prescribed
             ? MotionBound(body.shape, s.velocity, s.angular_velocity, dt)
-        : body.fixed || sleep_island_[b] >= 0  // sleeping bodies stay put
+        : body.fixed || sleep_.sleep_island[b] >= 0  // sleeping bodies stay put
             ? 0.0
             : MotionBound(body.shape, s.velocity + dt * scene_.gravity,
                           s.angular_velocity, dt);
@@ -554,19 +563,19 @@ void TimeStepper::Collide(StepInfo* info) {
   options.margin = scene_.collision.margin;
   try {
     if (scene_.solver.sleep) UpdateResting();
-    contacts_ = collision_.FindContacts(poses_, options, motion_bounds_,
-                                        sap_.thread_pool());
+    last_.contacts = collision_.FindContacts(
+        last_.poses, options, last_.motion_bounds, sap_.thread_pool());
     // A contact between a moving body and a sleeping one wakes the sleeper's
     // island; its own contacts are then found with it awake.
-    while (num_sleeping_ > 0 && WakeTouchedIslands()) {
+    while (sleep_.num_sleeping > 0 && WakeTouchedIslands()) {
       RemapTrees();
       UpdateColliderPoses();
       UpdateResting();
-      contacts_ = collision_.FindContacts(poses_, options, motion_bounds_,
-                                          sap_.thread_pool());
+      last_.contacts = collision_.FindContacts(
+          last_.poses, options, last_.motion_bounds, sap_.thread_pool());
     }
   } catch (const CollisionLimitError& e) {
-    contacts_.clear();
+    last_.contacts.clear();
     try {
       Fail("collision detection: " + std::string(e.what()) + " (" +
            BodyLabel(e.body_a()) + " and " + BodyLabel(e.body_b()) +
@@ -586,19 +595,20 @@ void TimeStepper::Collide(StepInfo* info) {
     }
     Fail("collision detection: " + message);
   }
-  info->contacts = static_cast<int>(contacts_.size());
-  for (const ContactPoint& cp : contacts_) {
+  info->contacts = static_cast<int>(last_.contacts.size());
+  for (const ContactPoint& cp : last_.contacts) {
     info->max_penetration = std::max(info->max_penetration, -cp.phi);
   }
 }
 
 void TimeStepper::SolveContacts(StepInfo* info) {
   BuildProblem();
-  if (scene_.solver.sleep && problem_.trees.empty()) {  // everything sleeps
-    v_next_.resize(0);
-    impulses_.resize(0);
-    previous_guess_.resize(0);
-    sap_results_ = SapSolverResults();
+  if (scene_.solver.sleep &&
+      last_.problem.trees.empty()) {  // everything sleeps
+    last_.v_next.resize(0);
+    last_.impulses.resize(0);
+    warm_start_.previous_guess.resize(0);
+    last_.sap_results = SapSolverResults();
     return;
   }
   if (scene_.solver.model == SolverModel::kSap) {
@@ -611,20 +621,23 @@ void TimeStepper::SolveContacts(StepInfo* info) {
 void TimeStepper::SolveSap(StepInfo* info) {
   const double dt = scene_.time_step;
   try {
-    if (have_previous_guess_) {
-      extrapolated_guess_ = 2.0 * guess_ - previous_guess_;
-      candidates_.assign({&extrapolated_guess_, &guess_});
+    if (warm_start_.have_previous_guess) {
+      warm_start_.extrapolated_guess =
+          2.0 * step_.guess - warm_start_.previous_guess;
+      warm_start_.candidates.assign(
+          {&warm_start_.extrapolated_guess, &step_.guess});
     } else {
-      candidates_.assign({&guess_});
+      warm_start_.candidates.assign({&step_.guess});
     }
     // Into the kept results: no allocation per step.
-    sap_.SolveFromCandidates(problem_, candidates_, &sap_results_);
-    previous_guess_ = guess_;
-    have_previous_guess_ = true;
+    sap_.SolveFromCandidates(last_.problem, warm_start_.candidates,
+                             &last_.sap_results);
+    warm_start_.previous_guess = step_.guess;
+    warm_start_.have_previous_guess = true;
   } catch (const std::invalid_argument& e) {
     Fail("contact solver: " + NameBodies(e.what()));
   }
-  const SapSolverResults& r = sap_results_;
+  const SapSolverResults& r = last_.sap_results;
   info->newton_iterations = r.statistics.newton_iterations;
   const SapSolverStatistics& st = r.statistics;
   StepInfo::SolverCounters& c = info->counters;
@@ -644,22 +657,23 @@ void TimeStepper::SolveSap(StepInfo* info) {
       info->failure += DivergenceNote(i);
     }
   }
-  v_next_ = r.v;  // kept: no allocation per step
-  impulses_ = r.gamma;
+  last_.v_next = r.v;  // kept: no allocation per step
+  last_.impulses = r.gamma;
   // Elastic energy k_eff phi0^2 / 2 with the solver's effective
   // stiffness (each contact model's own; the near-rigid floor's beyond
   // it). Fallback for a solver that does not report it: sap's
   // 1 / (dt (dt + tau_d) R_n).
   const bool have_k_eff = r.effective_stiffness.size() ==
-                          static_cast<Eigen::Index>(contacts_.size());
-  for (size_t k = 0; k < contacts_.size(); ++k) {
-    const double phi = contacts_[k].phi;
+                          static_cast<Eigen::Index>(last_.contacts.size());
+  for (size_t k = 0; k < last_.contacts.size(); ++k) {
+    const double phi = last_.contacts[k].phi;
     if (phi >= 0) continue;
     double k_eff;
     if (have_k_eff) {
       k_eff = r.effective_stiffness(k);
     } else {
-      const double tau = problem_.contacts[k].parameters.dissipation_time_scale;
+      const double tau =
+          last_.problem.contacts[k].parameters.dissipation_time_scale;
       k_eff = 1.0 / (dt * (dt + tau) * r.R_n(k));
     }
     info->elastic_energy += 0.5 * k_eff * phi * phi;
@@ -670,7 +684,7 @@ void TimeStepper::SolveRigidQp(StepInfo* info) {
   std::vector<bool> fixed(scene_.bodies.size());
   for (size_t b = 0; b < fixed.size(); ++b) fixed[b] = scene_.bodies[b].fixed;
   const double bytes = EstimateRigidQpBytes(
-      contacts_, static_cast<int>(scene_.bodies.size()), fixed);
+      last_.contacts, static_cast<int>(scene_.bodies.size()), fixed);
   if (bytes > scene_limits::kMaxRigidQpBytes) {
     char what[256];
     std::snprintf(what, sizeof(what),
@@ -678,7 +692,7 @@ void TimeStepper::SolveRigidQp(StepInfo* info) {
                   "GB, more than the %.3g GB budget (docs/scenes.md, "
                   "Limits): bodies piled at one place? (the sap model "
                   "needs far less)",
-                  contacts_.size(), bytes / 1e9,
+                  last_.contacts.size(), bytes / 1e9,
                   scene_limits::kMaxRigidQpBytes / 1e9);
     try {
       Fail(what);
@@ -689,7 +703,7 @@ void TimeStepper::SolveRigidQp(StepInfo* info) {
   }
   RigidQpResult r;
   try {
-    r = SolveRigidContactQp(problem_);
+    r = SolveRigidContactQp(last_.problem);
   } catch (const std::invalid_argument& e) {
     Fail("rigid contact solver: " + NameBodies(e.what()));
   }
@@ -706,25 +720,25 @@ void TimeStepper::SolveRigidQp(StepInfo* info) {
   const bool usable = r.status == RigidQpStatus::kSolved ||
                       r.status == RigidQpStatus::kSolvedReducedAccuracy ||
                       r.status == RigidQpStatus::kMaxIterations;
-  if (usable && r.velocities.size() == guess_.size() &&
+  if (usable && r.velocities.size() == step_.guess.size() &&
       r.velocities.allFinite()) {
-    v_next_ = r.velocities;
-    impulses_ = r.impulses;
+    last_.v_next = r.velocities;
+    last_.impulses = r.impulses;
   } else {
-    v_next_ = guess_;
-    impulses_.setZero(3 * problem_.contacts.size());
+    last_.v_next = step_.guess;
+    last_.impulses.setZero(3 * last_.problem.contacts.size());
   }
 }
 
 void TimeStepper::CheckVelocities(const StepInfo& info) const {
-  const Eigen::VectorXd& v_next = v_next_;
-  if (v_next.size() == guess_.size() && v_next.allFinite()) return;
-  for (size_t t = 0; t < body_of_tree_.size(); ++t) {
-    if (v_next.size() == guess_.size() &&
+  const Eigen::VectorXd& v_next = last_.v_next;
+  if (v_next.size() == step_.guess.size() && v_next.allFinite()) return;
+  for (size_t t = 0; t < layout_.body_of_tree.size(); ++t) {
+    if (v_next.size() == step_.guess.size() &&
         v_next.segment<6>(6 * t).allFinite()) {
       continue;
     }
-    Fail(BodyLabel(body_of_tree_[t]) +
+    Fail(BodyLabel(layout_.body_of_tree[t]) +
          ": velocity is not finite after the contact solve" +
          (info.failed ? " (" + info.failure + ")" : ""));
   }
@@ -733,16 +747,17 @@ void TimeStepper::CheckVelocities(const StepInfo& info) const {
 void TimeStepper::MeasureGliding(StepInfo* info) const {
   // Gliding (StepInfo::max_hover): contacts that push while sliding,
   // across a gap at the end of the step.
-  if (impulses_.size() != 3 * static_cast<Eigen::Index>(contacts_.size())) {
+  if (last_.impulses.size() !=
+      3 * static_cast<Eigen::Index>(last_.contacts.size())) {
     return;
   }
   const double dt = scene_.time_step;
-  for (size_t k = 0; k < contacts_.size(); ++k) {
-    if (!(impulses_(3 * k + kNormal) > 0.0)) continue;
-    const Vector3 v_c =
-        ContactVelocity(problem_.contacts[k], tree_offsets_, v_next_);
+  for (size_t k = 0; k < last_.contacts.size(); ++k) {
+    if (!(last_.impulses(3 * k + kNormal) > 0.0)) continue;
+    const Vector3 v_c = ContactVelocity(last_.problem.contacts[k],
+                                        layout_.tree_offsets, last_.v_next);
     if (!(Tangential(v_c).norm() > kHoverSlipSpeed)) continue;
-    const double gap = contacts_[k].phi + dt * v_c(kNormal);
+    const double gap = last_.contacts[k].phi + dt * v_c(kNormal);
     if (gap > info->max_hover) {
       info->max_hover = gap;
       info->hover_contact = static_cast<int>(k);
@@ -752,9 +767,9 @@ void TimeStepper::MeasureGliding(StepInfo* info) const {
 
 void TimeStepper::IntegrateBodies() {
   const double dt = scene_.time_step;
-  for (size_t b = 0; b < state_.size(); ++b) {
+  for (size_t b = 0; b < step_.state.size(); ++b) {
     if (!scene_.bodies[b].prescribed) continue;
-    BodyState& s = state_[b];
+    BodyState& s = step_.state[b];
     s.pose.position += dt * s.velocity;
     const double angle = s.angular_velocity.norm() * dt;
     if (angle > 0) {
@@ -764,14 +779,15 @@ void TimeStepper::IntegrateBodies() {
       s.pose.orientation.normalize();
     }
   }
-  for (size_t t = 0; t < body_of_tree_.size(); ++t) {
-    BodyState& s = state_[body_of_tree_[t]];
-    s.velocity = v_next_.segment<3>(6 * t);
-    s.angular_velocity = v_next_.segment<3>(6 * t + 3);
+  for (size_t t = 0; t < layout_.body_of_tree.size(); ++t) {
+    BodyState& s = step_.state[layout_.body_of_tree[t]];
+    s.velocity = last_.v_next.segment<3>(6 * t);
+    s.angular_velocity = last_.v_next.segment<3>(6 * t + 3);
     s.pose = AdvancePose(s.pose, s.velocity, s.angular_velocity, dt);
     if (!s.pose.position.allFinite() ||
         !s.pose.orientation.coeffs().allFinite()) {
-      Fail(BodyLabel(body_of_tree_[t]) + ": pose is not finite after the step");
+      Fail(BodyLabel(layout_.body_of_tree[t]) +
+           ": pose is not finite after the step");
     }
   }
 }

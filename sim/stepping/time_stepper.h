@@ -41,6 +41,8 @@
 
 namespace sapcontact {
 
+struct StepDerivativeWork;  // step_derivative_work.h
+
 /// State of one body: pose, and velocities in the world frame.
 struct BodyState {
   Pose pose;
@@ -184,11 +186,13 @@ class TimeStepper {
   explicit TimeStepper(const Scene& scene);
 
   const Scene& scene() const { return scene_; }
-  double time() const { return time_; }
-  int steps_taken() const { return steps_; }
-  const std::vector<BodyState>& state() const { return state_; }
+  double time() const { return step_.time; }
+  int steps_taken() const { return step_.steps; }
+  const std::vector<BodyState>& state() const { return step_.state; }
   /// Robots' states, in scene order.
-  const std::vector<RobotState>& robot_states() const { return robot_state_; }
+  const std::vector<RobotState>& robot_states() const {
+    return step_.robot_state;
+  }
   /// Replaces robot r's state. @throws std::invalid_argument on a wrong
   /// robot index or vector sizes.
   void SetRobotState(int r, const RobotState& state);
@@ -196,12 +200,16 @@ class TimeStepper {
   std::vector<Eigen::Isometry3d> LinkPoses(int r) const;
   /// Number of collision objects (bodies, then robot link geometries), and
   /// the name of one: "box" or "arm/link3/0".
-  int num_colliders() const { return static_cast<int>(collider_name_.size()); }
-  const std::string& ColliderName(int i) const { return collider_name_[i]; }
+  int num_colliders() const {
+    return static_cast<int>(layout_.collider_name.size());
+  }
+  const std::string& ColliderName(int i) const {
+    return layout_.collider_name[i];
+  }
   /// Robot r's actuation efforts of the last step [N m or N] (one per
   /// RobotSpec::actuation entry, dt times nothing: the impulse / dt).
   const Eigen::VectorXd& ActuationEfforts(int r) const {
-    return robot_efforts_[r];
+    return last_.robot_efforts[r];
   }
   /// Replaces the state (e.g. to restart from a saved one); one entry per
   /// scene body, fixed bodies unchanged. The values are not checked here:
@@ -357,7 +365,7 @@ class TimeStepper {
   /// for fixed bodies and without solver.sleep.
   bool IsAsleep(int body) const;
   /// Number of sleeping bodies.
-  int num_sleeping() const { return num_sleeping_; }
+  int num_sleeping() const { return sleep_.num_sleeping; }
   /// Wakes the island of body `body` (every body that fell asleep with it)
   /// for the next step; nothing if it is awake. Forces applied with
   /// SetAppliedWrench / ApplyWrench and new states (SetBodyState,
@@ -402,12 +410,14 @@ class TimeStepper {
 
   /// The contact problem and its impulses of the last step (for export and
   /// analysis).
-  const SapProblem& last_problem() const { return problem_; }
-  const std::vector<ContactPoint>& last_contacts() const { return contacts_; }
-  const Eigen::VectorXd& last_impulses() const { return impulses_; }
+  const SapProblem& last_problem() const { return last_.problem; }
+  const std::vector<ContactPoint>& last_contacts() const {
+    return last_.contacts;
+  }
+  const Eigen::VectorXd& last_impulses() const { return last_.impulses; }
   /// The SAP results of the last step (SAP model only; per-contact w, R_n,
   /// R_t, statistics).
-  const SapSolverResults& last_sap_results() const { return sap_results_; }
+  const SapSolverResults& last_sap_results() const { return last_.sap_results; }
 
  private:
   void BuildProblem();
@@ -425,18 +435,19 @@ class TimeStepper {
   // UpdateRobotColliderPoses, robot_stepping.cc).
   void UpdateColliderPoses();
   void UpdateRobotColliderPoses();
-  // Collision detection into contacts_; contacts and max penetration.
+  // Collision detection into last_.contacts; contacts and max penetration.
   void Collide(StepInfo* info);
-  // BuildProblem, then SAP or the rigid QP into v_next_ and impulses_.
+  // BuildProblem, then SAP or the rigid QP into last_.v_next and
+  // last_.impulses.
   void SolveContacts(StepInfo* info);
   void SolveSap(StepInfo* info);
   void SolveRigidQp(StepInfo* info);
   // Throws SimulationError naming the first body whose new velocity is not
   // finite.
   void CheckVelocities(const StepInfo& info) const;
-  // StepInfo::max_hover and hover_contact from v_next_ and impulses_.
+  // StepInfo::max_hover and hover_contact from last_.v_next and last_.impulses.
   void MeasureGliding(StepInfo* info) const;
-  // Symplectic Euler with v_next_: robots (their efforts too), then
+  // Symplectic Euler with last_.v_next: robots (their efforts too), then
   // prescribed and free bodies.
   void IntegrateRobots(const StepInfo& info);
   // After a robot's velocities are updated: its joints' velocities against
@@ -464,16 +475,28 @@ class TimeStepper {
   void UpdateResting();
 
   // Step derivatives (step_derivatives.cc): the state a step reads and
-  // writes, saved and restored around the perturbed problems; the step's
-  // problem at the current (perturbed) state; the saved state with
-  // coordinate i of x moved by e (i < nv: configuration tangent, else
-  // velocity).
+  // writes (step_ and last_, whole), saved and restored around the
+  // perturbed problems; the step's problem at the current (perturbed)
+  // state; the saved state with coordinate i of x moved by e (i < nv:
+  // configuration tangent, else velocity).
   struct SavedStep;
   SavedStep SaveStep() const;
-  // with_problem false: the state without the contacts and the problem.
+  // with_problem false: step_ only (last_ keeps the problem being built).
   void RestoreStep(const SavedStep& saved, bool with_problem = true);
   const SapProblem& ProblemAtCurrentState();
   void Perturb(const SavedStep& saved, int nv, int i, double e);
+  // The two methods, from the nominal problem and solve in w: the implicit
+  // one (step_derivatives_implicit.cc) and central differences of whole
+  // steps (step_derivatives_fd.cc; at_start: the state with the nominal
+  // problem built). They fill A, B, B_targets and the solve's regions.
+  void ImplicitStepDerivatives(StepDerivativeWork* w, const SavedStep& saved,
+                               StepDerivatives* result);
+  void DifferencedStepDerivatives(StepDerivativeWork* w, const SavedStep& saved,
+                                  const SavedStep& at_start,
+                                  StepDerivatives* result);
+  // w's solver on p from guess; Fail unless it converges.
+  SapSolverResults SolveConverged(StepDerivativeWork* w, const SapProblem& p,
+                                  const Eigen::VectorXd* guess) const;
   // d v* / d v_i for velocity coordinate i (0 .. nv - 1) at the current
   // state by central differences of the free motion alone (with the
   // robots' carried momentum moving with v through M_prev, the mass
@@ -510,58 +533,93 @@ class TimeStepper {
   int MaterialOfCollider(int c) const;
 
   Scene scene_;
-  std::vector<BodyState> state_;
-  // Robots: state, tree index (-1 without DOFs), link poses at the start of
-  // the step, the colliders of each (first index, count), per collider
-  // beyond the bodies its robot, link and geometry, and whether its link
-  // moves; the constraints' rows of each robot.
-  std::vector<RobotState> robot_state_;
-  std::vector<int> tree_of_robot_, robot_of_tree_;
-  std::vector<std::vector<Eigen::Isometry3d>> link_poses_;
-  std::vector<int> collider_robot_, collider_link_, collider_geometry_;
-  std::vector<std::string> collider_name_;
-  std::vector<Eigen::VectorXd> robot_efforts_;
-  std::vector<int> actuation_of_robot_;  // index in problem_.actuation or -1
-  // Per robot: M(q_k) of the step and the momentum p_k = M(q_(k-1)) v_k.
-  std::vector<Eigen::MatrixXd> robot_M_;
-  std::vector<Eigen::VectorXd> robot_momentum_, robot_previous_v_;
-  Eigen::MatrixXd frame_J_;
-  std::vector<Eigen::Matrix<double, 6, 1>> link_velocities_;  // scratch
-  Eigen::VectorXd bias_, tau_;
-  std::vector<int> tree_of_body_;  // -1 for fixed bodies
-  // Contact parameters of every material pair (Scene::PairParameters),
-  // combined once: pair_parameters_[m_a * materials + m_b].
-  std::vector<ContactParameters> pair_parameters_;
-  std::vector<int> body_of_tree_;
-  // Offset of each tree's velocities in the stacked vector.
-  std::vector<int> tree_offsets_;
   CollisionDetector collision_;
   SapSolver sap_;
-  double time_{0.0};
-  int steps_{0};
-  // Per step (reused).
-  std::vector<Pose> poses_;
-  std::vector<double> motion_bounds_;
-  std::vector<ContactPoint> contacts_;
-  SapProblem problem_;
-  Eigen::VectorXd guess_, impulses_;
+
+  // The problem's trees and their owners, the colliders beyond the bodies
+  // and the material pairs: set up from the scene (SetUpRobots) and, for
+  // the trees, remapped when the sleeping set changes (RemapTrees).
+  struct Layout {
+    // Per robot its tree (-1 without DOFs); per tree beyond the bodies'
+    // its robot.
+    std::vector<int> tree_of_robot, robot_of_tree;
+    // Per body its tree (-1 for fixed or sleeping bodies); per body tree
+    // its body.
+    std::vector<int> tree_of_body, body_of_tree;
+    // Offset of each tree's velocities in the stacked vector.
+    std::vector<int> tree_offsets;
+    std::vector<int> free_bodies;  // the non-fixed bodies, scene order
+    // Per robot: the tree joints of JointNames, and its index in
+    // last_.problem.actuation (-1 if none).
+    std::vector<std::vector<int>> joints_of_robot;
+    std::vector<int> actuation_of_robot;
+    // Per collider beyond the bodies: its robot, link and geometry; per
+    // collider its name.
+    std::vector<int> collider_robot, collider_link, collider_geometry;
+    std::vector<std::string> collider_name;
+    // Contact parameters of every material pair (Scene::PairParameters),
+    // combined once: pair_parameters[m_a * materials + m_b].
+    std::vector<ContactParameters> pair_parameters;
+  };
+  Layout layout_;
+
+  // The state a step advances: everything the step's problem is built
+  // from. SaveStep/RestoreStep copy it whole.
+  struct StepState {
+    std::vector<BodyState> state;         // per body
+    std::vector<RobotState> robot_state;  // per robot
+    // Per robot: link poses at its configuration, and at the start of the
+    // last step (ContactWrench).
+    std::vector<std::vector<Eigen::Isometry3d>> link_poses, step_link_poses;
+    // Per robot: M(q_k) of the step, the momentum p_k = M(q_(k-1)) v_k and
+    // the velocities of the previous step (docs/theory.md §17).
+    std::vector<Eigen::MatrixXd> robot_M;
+    std::vector<Eigen::VectorXd> robot_momentum, robot_previous_v;
+    // The velocities at the start of the step, stacked by tree.
+    Eigen::VectorXd guess;
+    double time{0.0};  // [s]
+    int steps{0};
+  };
+  StepState step_;
+
+  // What the last step found and solved: its collider poses and motion
+  // bounds at the start of the step, contacts, problem, impulses, new
+  // velocities and solver results, and the robots' actuation efforts.
+  // Read by the accessors and the contact reports; saved and restored
+  // whole with StepState.
+  struct StepResults {
+    std::vector<Pose> poses;  // per collider
+    std::vector<double> motion_bounds;
+    std::vector<ContactPoint> contacts;
+    SapProblem problem;
+    Eigen::VectorXd impulses, v_next;
+    SapSolverResults sap_results;
+    std::vector<Eigen::VectorXd> robot_efforts;  // per robot actuation row
+  };
+  StepResults last_;
+
+  // Everything a step reads and writes that it keeps between steps
+  // (SaveStep, RestoreStep).
+  struct SavedStep {
+    StepState step;
+    StepResults last;
+  };
+
   // Warm start (docs/theory.md §7): the velocities at the start of the
   // previous step, and the linear extrapolation 2 v_n - v_(n-1); SAP starts
   // each island from the lowest-cost of the extrapolation, v_n and v*.
-  Eigen::VectorXd previous_guess_, extrapolated_guess_, v_next_;
-  bool have_previous_guess_{false};
-  std::vector<const Eigen::VectorXd*> candidates_;
-  SapSolverResults sap_results_;
-  // SetAppliedWrench / SetAppliedGeneralizedForces: per body (zero when
-  // none), per robot (empty when none).
-  // ApplyWrench adds, per body, the point (body frame) and the frame.
-  std::vector<Vector3> applied_force_, applied_torque_, applied_point_;
-  std::vector<WrenchFrame> applied_frame_;
-  std::vector<Eigen::VectorXd> applied_tau_;
-  // Controller API, per robot: the tree joints of JointNames; joint torques
-  // (nv, zero when none); link wrenches (ApplyWrench); actuation target
-  // overrides (one per RobotSpec::actuation entry); link poses at the start
-  // of the last step (ContactWrench).
+  struct WarmStart {
+    Eigen::VectorXd previous_guess, extrapolated_guess;
+    bool have_previous_guess{false};
+    std::vector<const Eigen::VectorXd*> candidates;
+  };
+  WarmStart warm_start_;
+
+  // Controller inputs. SetAppliedWrench / SetAppliedGeneralizedForces: per
+  // body (zero when none), per robot (empty when none); ApplyWrench adds,
+  // per body, the point (body frame) and the frame. Per robot: joint
+  // torques (nv, zero when none); link wrenches (ApplyWrench); actuation
+  // target overrides (one per RobotSpec::actuation entry).
   struct LinkWrench {
     int link{-1};
     Vector3 force{Vector3::Zero()}, torque{Vector3::Zero()};
@@ -572,32 +630,51 @@ class TimeStepper {
     bool active{false};
     double position{0.0}, velocity{0.0}, feedforward{0.0};
   };
-  std::vector<std::vector<int>> joints_of_robot_;
-  // Per robot and joint (joints_of_robot_ order): the step since which the
-  // joint has been past its URDF velocity limit (-1: within it), and
-  // whether its velocity limit and its effort limit (by explicit torques)
-  // were warned about (once each; docs/robots.md, "Limits").
-  std::vector<std::vector<int>> over_velocity_since_;
-  std::vector<std::vector<char>> velocity_warned_, effort_warned_;
-  std::vector<Eigen::VectorXd> joint_torque_;
-  std::vector<std::vector<LinkWrench>> link_wrenches_;
-  std::vector<std::vector<ActuationOverride>> actuation_override_;
-  std::vector<std::vector<Eigen::Isometry3d>> step_link_poses_;
+  struct ControllerInputs {
+    std::vector<Vector3> applied_force, applied_torque, applied_point;
+    std::vector<WrenchFrame> applied_frame;
+    std::vector<Eigen::VectorXd> applied_tau;
+    std::vector<Eigen::VectorXd> joint_torque;
+    std::vector<std::vector<LinkWrench>> link_wrenches;
+    std::vector<std::vector<ActuationOverride>> actuation_override;
+  };
+  ControllerInputs inputs_;
+
+  // Per robot and joint (layout_.joints_of_robot order): the step since
+  // which the joint has been past its URDF velocity limit (-1: within it),
+  // and whether its velocity limit and its effort limit (by explicit
+  // torques) were warned about (once each; docs/robots.md, "Limits").
+  struct LimitWatch {
+    std::vector<std::vector<int>> over_velocity_since;
+    std::vector<std::vector<char>> velocity_warned, effort_warned;
+  };
+  LimitWatch limits_;
+
   // Sleeping islands, per body: how long it has been still [s], and -1
   // while awake or the island it fell asleep with (the index of one of its
   // bodies); per collider: resting (for CollisionDetector::SetResting).
-  // trees_stale_: the problem's trees do not match the sleeping set yet
+  // trees_stale: the problem's trees do not match the sleeping set yet
   // (remapped at the start of the next step, so that last_problem() and
   // the results stay consistent in between).
-  std::vector<int> free_bodies_;  // the non-fixed bodies, scene order
-  std::vector<double> still_time_;
-  std::vector<int> sleep_island_;
-  std::vector<bool> resting_;
-  std::vector<double> bounding_radius_;  // per body [m]
-  DisjointSets island_sets_;             // this step's islands of bodies
-  std::vector<double> island_still_;     // per island root: min still time
-  int num_sleeping_{0};
-  bool trees_stale_{false};
+  struct Sleep {
+    std::vector<double> still_time;
+    std::vector<int> sleep_island;
+    std::vector<bool> resting;
+    std::vector<double> bounding_radius;  // per body [m]
+    DisjointSets island_sets;             // this step's islands of bodies
+    std::vector<double> island_still;     // per island root: min still time
+    int num_sleeping{0};
+    bool trees_stale{false};
+  };
+  Sleep sleep_;
+
+  // Scratch of the robots' step (reused).
+  struct Scratch {
+    Eigen::MatrixXd frame_J;
+    std::vector<Eigen::Matrix<double, 6, 1>> link_velocities;
+    Eigen::VectorXd bias, tau;
+  };
+  Scratch scratch_;
 };
 
 /// A rough upper estimate of the memory the rigid-contact QP needs for

@@ -301,9 +301,26 @@ TEST(StepDerivatives, LeavesTheSimulationAsItWas) {
     a.Step();
     b.Step();
   }
-  const int contacts = static_cast<int>(a.last_contacts().size());
-  a.CalcStepDerivatives();
-  EXPECT_EQ(static_cast<int>(a.last_contacts().size()), contacts);
+  // What the last step reports stays bitwise the same after either
+  // method: its contacts, impulses and the contact wrenches (taken about
+  // the bodies' positions at the start of that step, not the current
+  // ones).
+  StepDerivativeOptions differences;
+  differences.method = StepDerivativeMethod::kFiniteDifferences;
+  for (const StepDerivativeOptions& options :
+       {StepDerivativeOptions{}, differences}) {
+    a.CalcStepDerivatives(options);
+    ASSERT_EQ(a.last_contacts().size(), b.last_contacts().size());
+    for (size_t k = 0; k < a.last_contacts().size(); ++k) {
+      EXPECT_EQ(a.last_contacts()[k].position, b.last_contacts()[k].position);
+    }
+    EXPECT_EQ(a.last_impulses(), b.last_impulses());
+    for (const char* body : {"slider", "ball"}) {
+      EXPECT_EQ(a.ContactWrench(body).force, b.ContactWrench(body).force);
+      EXPECT_EQ(a.ContactWrench(body).torque, b.ContactWrench(body).torque)
+          << body;
+    }
+  }
   for (int i = 0; i < 10; ++i) {
     a.Step();
     b.Step();
