@@ -1,7 +1,8 @@
 # Install rules beyond the per-module ones of SapcontactModule.cmake: the
 # sapcontact::sapcontact target, one CMake export file per component, the
-# package configuration and version files, the Find modules they use, and
-# pkg-config files (README "Use the solver in your CMake project").
+# package configuration and version files, the Find modules they use,
+# pkg-config files (README "Use the solver in your CMake project") and
+# LICENSE (share/doc/sapcontact).
 include(CMakePackageConfigHelpers)
 set(SAPCONTACT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/sapcontact)
 
@@ -26,6 +27,7 @@ install(FILES
   cmake/FindCHOLMOD.cmake
   cmake/FindFCLIB.cmake
   DESTINATION ${SAPCONTACT_CMAKE_DIR})
+install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # pkg-config: sapcontact.pc (every component built) and
 # sapcontact-<component>.pc for each component, generated from the targets'
