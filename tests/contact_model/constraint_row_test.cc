@@ -10,12 +10,13 @@
 #include <random>
 
 #include "sapcontact/contact_model/constraint_regularization.h"
+#include "tests/common/constants.h"
 
 namespace sapcontact {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kPi = 3.14159265358979323846;
+using test_constants::kInf;
+using test_constants::kPi;
 
 // Region of a row at v: -1 below the lower bound, 0 inside, 1 above.
 int Region(const ConstraintRow& r, double v) {

@@ -21,11 +21,12 @@
 
 #include "sapcontact/contact_model/contact_constraint.h"
 #include "sapcontact/contact_model/hunt_crossley.h"
+#include "tests/common/constants.h"
 
 namespace sapcontact {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test_constants::kInf;
 constexpr int kNumParams = 7;
 const char* const kParamNames[kNumParams] = {
     "phi0",      "stiffness", "dissipation",     "friction",

@@ -16,13 +16,13 @@ using testing::BruteForceProjection;
 using testing::ClassifyExact;
 using testing::RandomSample;
 
-constexpr double kEps = 1e-8;  // the default epsilon_s
+constexpr double kEpsilonS = 1e-8;  // the default epsilon_s
 
 TEST(FrictionConeProjection, RegionsInTheInterior) {
   // mu = 0.5, R_n = 4, R_t = 1 -> R_t/R_n = 0.25.
   const double mu = 0.5, Rn = 4.0, Rt = 1.0;
   auto region = [&](const Vector3& y) {
-    return ProjectOntoFrictionCone(y, mu, Rn, Rt, kEps).region;
+    return ProjectOntoFrictionCone(y, mu, Rn, Rt, kEpsilonS).region;
   };
   EXPECT_EQ(region({1.0, 0.3, 0.2}), ProjectionRegion::kStiction);
   EXPECT_EQ(region({1.0, 0.0, 0.0}), ProjectionRegion::kStiction);
@@ -31,8 +31,8 @@ TEST(FrictionConeProjection, RegionsInTheInterior) {
   EXPECT_EQ(region({-1.0, 0.1, 0.0}), ProjectionRegion::kNoContact);
   EXPECT_EQ(region({-1.0, 0.0, 0.0}), ProjectionRegion::kNoContact);
   const Vector3 y(1.0, 0.3, 0.2);
-  EXPECT_EQ(ProjectOntoFrictionCone(y, mu, Rn, Rt, kEps).gamma, y);
-  EXPECT_EQ(ProjectOntoFrictionCone(-y, mu, Rn, Rt, kEps).gamma,
+  EXPECT_EQ(ProjectOntoFrictionCone(y, mu, Rn, Rt, kEpsilonS).gamma, y);
+  EXPECT_EQ(ProjectOntoFrictionCone(-y, mu, Rn, Rt, kEpsilonS).gamma,
             Vector3::Zero());
 }
 
@@ -56,8 +56,8 @@ TEST(FrictionConeProjection, RegionsOnTheBoundaries) {
   EXPECT_EQ(apex.gamma, Vector3::Zero());
   // With the soft norm the apex is finite and (nearly) zero too.
   const auto soft_apex =
-      ProjectOntoFrictionCone(Vector3::Zero(), mu, Rn, Rt, kEps);
-  EXPECT_LT(soft_apex.gamma.norm(), kEps);
+      ProjectOntoFrictionCone(Vector3::Zero(), mu, Rn, Rt, kEpsilonS);
+  EXPECT_LT(soft_apex.gamma.norm(), kEpsilonS);
   EXPECT_TRUE(soft_apex.dgamma_dy.allFinite());
 }
 
@@ -65,7 +65,7 @@ TEST(FrictionConeProjection, ContinuousAcrossRegionBoundaries) {
   const double mu = 0.7, Rn = 2.0, Rt = 0.1;
   const double ratio = Rt / Rn;
   const Vector2 dir = Vector2(3.0, -4.0).normalized();
-  for (double eps : {0.0, kEps}) {
+  for (double eps : {0.0, kEpsilonS}) {
     double prev_jump_12 = 1e300, prev_jump_23 = 1e300;
     for (double gap : {1e-2, 1e-4, 1e-6, 1e-8}) {
       // I/II boundary at y_n = 1: ||y_t|| = mu.
@@ -103,7 +103,7 @@ TEST(FrictionConeProjection, FeasibleAndOptimalAgainstBruteForce) {
   int counts[4] = {0, 0, 0, 0};
   for (int i = 0; i < 3000; ++i) {
     const auto s = RandomSample(&rng);
-    const auto p = ProjectOntoFrictionCone(s.y, s.mu, s.R_n, s.R_t, kEps);
+    const auto p = ProjectOntoFrictionCone(s.y, s.mu, s.R_n, s.R_t, kEpsilonS);
     ++counts[static_cast<int>(p.region)];
     const double ynorm = s.y.norm();
     // In the cone (up to round-off).
@@ -133,7 +133,7 @@ TEST(FrictionConeProjection, Frictionless) {
   // mu = 0: gamma = (max(y_n, 0), 0, 0) whatever y_t.
   for (const Vector3& y : {Vector3(1.5, 0.3, -2.0), Vector3(-1.0, 0.5, 0.5),
                            Vector3(2.0, 0.0, 0.0), Vector3(0.0, 1.0, 0.0)}) {
-    const auto p = ProjectOntoFrictionCone(y, 0.0, 1.0, 0.01, kEps);
+    const auto p = ProjectOntoFrictionCone(y, 0.0, 1.0, 0.01, kEpsilonS);
     EXPECT_NEAR(p.gamma(kNormal), std::max(y(kNormal), 0.0), 1e-15);
     EXPECT_EQ(Tangential(p.gamma), Vector2::Zero());
     EXPECT_TRUE(p.dgamma_dy.allFinite());
@@ -144,11 +144,11 @@ TEST(FrictionConeProjection, VeryLargeFriction) {
   const double mu = 1e6, Rn = 1.0, Rt = 1e-2;
   // Anything with y_n > ||y_t|| / mu sticks.
   const Vector3 y(1e-3, 50.0, -20.0);
-  EXPECT_EQ(ProjectOntoFrictionCone(y, mu, Rn, Rt, kEps).gamma, y);
+  EXPECT_EQ(ProjectOntoFrictionCone(y, mu, Rn, Rt, kEpsilonS).gamma, y);
   // Slightly separating y: sliding, gamma nearly y_t with a tiny normal part,
   // still in the cone and optimal.
   const Vector3 z(-1e-9, 1.0, 0.0);
-  const auto p = ProjectOntoFrictionCone(z, mu, Rn, Rt, kEps);
+  const auto p = ProjectOntoFrictionCone(z, mu, Rn, Rt, kEpsilonS);
   EXPECT_EQ(p.region, ProjectionRegion::kSliding);
   EXPECT_LE(Tangential(p.gamma).norm(), mu * p.gamma(kNormal) * (1 + 1e-14));
   const Vector3 g = BruteForceProjection(z, mu, Rn, Rt);
@@ -159,10 +159,10 @@ TEST(FrictionConeProjection, VeryLargeFriction) {
 TEST(FrictionConeProjection, SoftNormKeepsDerivativesFiniteAtTheApex) {
   for (const Vector3& y : {Vector3(0, 0, 0), Vector3(1e-12, 1e-13, 0),
                            Vector3(-1e-12, 1e-12, 0)}) {
-    const auto p = ProjectOntoFrictionCone(y, 0.5, 1.0, 1e-3, kEps);
+    const auto p = ProjectOntoFrictionCone(y, 0.5, 1.0, 1e-3, kEpsilonS);
     EXPECT_TRUE(p.gamma.allFinite());
     EXPECT_TRUE(p.dgamma_dy.allFinite());
-    EXPECT_LT(p.dgamma_dy.norm(), 1.0 / kEps);
+    EXPECT_LT(p.dgamma_dy.norm(), 1.0 / kEpsilonS);
   }
 }
 

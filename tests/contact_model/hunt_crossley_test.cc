@@ -12,11 +12,12 @@
 #include <random>
 
 #include "sapcontact/contact_model/contact_constraint.h"
+#include "tests/common/constants.h"
 
 namespace sapcontact {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
+using test_constants::kPi;
 
 // The kind of point v_c is, for coverage counts.
 enum Kind {

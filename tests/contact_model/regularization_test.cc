@@ -7,11 +7,12 @@
 #include <limits>
 
 #include "sapcontact/contact_model/regime_estimates.h"
+#include "tests/common/constants.h"
 
 namespace sapcontact {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test_constants::kInf;
 
 TEST(DelassusDiagonalEstimate, IsRmsOfTheNineEntries) {
   Matrix3 W;

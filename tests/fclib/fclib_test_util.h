@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sapcontact/fclib/fclib_io.h"
+#include "tests/common/repo_root.h"
 
 namespace sapcontact {
 namespace fclib_test {
@@ -33,11 +34,7 @@ inline std::string TempPath(const std::string& name) {
   return TempDir() + "/" + name;
 }
 
-/// The repository root, from this file's path (tests/fclib/...).
-inline std::string RepoRoot() {
-  const std::string f = __FILE__;
-  return f.substr(0, f.rfind("/tests/"));
-}
+using testing_util::RepoRoot;
 
 /// The shared FCLib set: $SAPCONTACT_SHARED_DIR/fclib, else the first
 /// ancestor A of the working directory or of the repository with

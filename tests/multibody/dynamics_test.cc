@@ -17,6 +17,7 @@
 namespace sapcontact {
 namespace {
 
+using testing::RandomOptions;
 using testing::RandomPositions;
 using testing::RandomTree;
 using testing::RandomTreeOptions;
@@ -25,14 +26,6 @@ using testing::Uniform;
 using testing::UniformVector;
 
 constexpr int kNumTrees = 30;
-
-RandomTreeOptions OptionsFor(std::mt19937& rng, int max_joints = 30) {
-  RandomTreeOptions options;
-  options.num_joints = std::uniform_int_distribution<int>(1, max_joints)(rng);
-  options.floating_probability = 0.1;
-  options.floating_root = Uniform(rng, 0, 1) < 0.5;
-  return options;
-}
 
 Eigen::MatrixXd MassMatrix(const MultibodyTree& tree,
                            const Eigen::VectorXd& q) {
@@ -62,7 +55,7 @@ TEST(Dynamics, MassRateForcesMatchDifferences) {
   std::mt19937 rng(107);
   int compared_with_energy = 0;
   for (int trial = 0; trial < 2 * kNumTrees; ++trial) {
-    RandomTreeOptions options = OptionsFor(rng);
+    RandomTreeOptions options = RandomOptions(rng);
     if (trial % 2 == 1) {
       options.floating_probability = 0.0;
       options.floating_root = false;
@@ -109,7 +102,7 @@ TEST(Dynamics, MassRateForcesMatchDifferences) {
 TEST(Dynamics, MassMatrixIsSymmetricPositiveDefiniteAndGivesKineticEnergy) {
   std::mt19937 rng(101);
   for (int trial = 0; trial < kNumTrees; ++trial) {
-    const MultibodyTree tree = RandomTree(rng, OptionsFor(rng));
+    const MultibodyTree tree = RandomTree(rng, RandomOptions(rng));
     const int nv = tree.num_velocities();
     const Eigen::VectorXd q = RandomPositions(tree, rng);
     const Eigen::VectorXd v = UniformVector(rng, nv, -2.0, 2.0);
@@ -153,7 +146,7 @@ TEST(Dynamics, MassMatrixIsSymmetricPositiveDefiniteAndGivesKineticEnergy) {
 TEST(Dynamics, MassMatrixColumnsAreInverseDynamicsOfUnitAccelerations) {
   std::mt19937 rng(202);
   for (int trial = 0; trial < kNumTrees; ++trial) {
-    const MultibodyTree tree = RandomTree(rng, OptionsFor(rng));
+    const MultibodyTree tree = RandomTree(rng, RandomOptions(rng));
     const int nv = tree.num_velocities();
     const Eigen::VectorXd q = RandomPositions(tree, rng);
     const Eigen::MatrixXd M = MassMatrix(tree, q);
@@ -186,7 +179,7 @@ TEST(Dynamics, CoriolisTermsMatchTheLagrangianFormFromFiniteDifferences) {
   const double h = 1e-5;
   double worst = 0.0;
   for (int trial = 0; trial < kNumTrees; ++trial) {
-    const MultibodyTree tree = RandomTree(rng, OptionsFor(rng, 15));
+    const MultibodyTree tree = RandomTree(rng, RandomOptions(rng, 15));
     const int nv = tree.num_velocities();
     if (nv == 0) continue;
     const Eigen::VectorXd q = RandomPositions(tree, rng);
@@ -225,7 +218,7 @@ TEST(Dynamics, GravityTermIsTheGradientOfPotentialEnergy) {
   std::mt19937 rng(404);
   const double h = 1e-5;
   for (int trial = 0; trial < kNumTrees; ++trial) {
-    const MultibodyTree tree = RandomTree(rng, OptionsFor(rng));
+    const MultibodyTree tree = RandomTree(rng, RandomOptions(rng));
     const int nv = tree.num_velocities();
     const Eigen::VectorXd q = RandomPositions(tree, rng);
     const Eigen::Vector3d g = UniformVector(rng, -10.0, 10.0);
@@ -323,7 +316,7 @@ TEST(Dynamics, EnergyChangesByTheAppliedWorkAlongRk4) {
   std::mt19937 rng(505);
   const Eigen::Vector3d g(0.0, 0.0, -9.81);
   for (int trial = 0; trial < 6; ++trial) {
-    RandomTreeOptions options = OptionsFor(rng, 10);
+    RandomTreeOptions options = RandomOptions(rng, 10);
     options.num_joints = std::max(options.num_joints, 3);
     const MultibodyTree tree = RandomTree(rng, options);
     const int nv = tree.num_velocities();

@@ -51,6 +51,7 @@
 namespace sapcontact {
 namespace {
 
+using testing::RandomOptions;
 using testing::RandomPositions;
 using testing::RandomTree;
 using testing::RandomTreeOptions;
@@ -228,15 +229,6 @@ struct Worst {
   double pose = 0, jacobian = 0, mass = 0, chain_mass = 0, inverse = 0;
 };
 
-RandomTreeOptions OptionsFor(std::mt19937& rng, bool chain) {
-  RandomTreeOptions options;
-  options.num_joints = std::uniform_int_distribution<int>(1, 30)(rng);
-  options.chain = chain;
-  options.floating_probability = 0.1;
-  options.floating_root = Uniform(rng, 0, 1) < 0.5;
-  return options;
-}
-
 void CompareWithKdl(const MultibodyTree& tree, const Eigen::VectorXd& q,
                     std::mt19937& rng, Worst* worst) {
   const int nv = tree.num_velocities();
@@ -318,7 +310,7 @@ TEST(KdlComparison, RandomTreesAgreeTo1e10) {
   Worst worst;
   int joints = 0;
   for (int trial = 0; trial < 60; ++trial) {
-    const MultibodyTree tree = RandomTree(rng, OptionsFor(rng, false));
+    const MultibodyTree tree = RandomTree(rng, RandomOptions(rng, 30, false));
     joints = std::max(joints, tree.num_links());
     for (int config = 0; config < 2; ++config) {
       SCOPED_TRACE("trial " + std::to_string(trial) + " config " +
@@ -373,7 +365,7 @@ TEST(KdlComparison, ChainsAgreeWithChainDynParamTo1e10) {
   std::mt19937 rng(1234);
   Worst worst;
   for (int trial = 0; trial < 40; ++trial) {
-    const MultibodyTree tree = RandomTree(rng, OptionsFor(rng, true));
+    const MultibodyTree tree = RandomTree(rng, RandomOptions(rng, 30, true));
     const int nv = tree.num_velocities();
     const Eigen::VectorXd q = RandomPositions(tree, rng);
     SCOPED_TRACE("trial " + std::to_string(trial));

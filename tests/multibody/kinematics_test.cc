@@ -14,6 +14,7 @@
 namespace sapcontact {
 namespace {
 
+using testing::RandomOptions;
 using testing::RandomPositions;
 using testing::RandomTree;
 using testing::RandomTreeOptions;
@@ -21,15 +22,7 @@ using testing::RelativeError;
 using testing::Uniform;
 using testing::UniformVector;
 
-constexpr int kNumTrees = 40;
-
-RandomTreeOptions OptionsFor(std::mt19937& rng) {
-  RandomTreeOptions options;
-  options.num_joints = std::uniform_int_distribution<int>(1, 30)(rng);
-  options.floating_probability = 0.1;
-  options.floating_root = Uniform(rng, 0, 1) < 0.5;
-  return options;
-}
+constexpr int kKinematicTrees = 40;
 
 // The poses of every link at q + h e_k (along IntegratePositions).
 std::vector<Eigen::Isometry3d> PosesAlong(const MultibodyTree& tree,
@@ -48,8 +41,8 @@ TEST(Kinematics, JacobiansMatchFiniteDifferencesOfPoses) {
   std::mt19937 rng(20240611);
   const double h = 1e-6;
   double worst_point = 0.0, worst_angular = 0.0;
-  for (int trial = 0; trial < kNumTrees; ++trial) {
-    const MultibodyTree tree = RandomTree(rng, OptionsFor(rng));
+  for (int trial = 0; trial < kKinematicTrees; ++trial) {
+    const MultibodyTree tree = RandomTree(rng, RandomOptions(rng));
     const Eigen::VectorXd q = RandomPositions(tree, rng);
     const int nv = tree.num_velocities();
     std::vector<Eigen::Isometry3d> X;
@@ -102,8 +95,8 @@ TEST(Kinematics, JacobiansMatchFiniteDifferencesOfPoses) {
 
 TEST(Kinematics, LinkVelocitiesEqualFrameJacobianTimesV) {
   std::mt19937 rng(7);
-  for (int trial = 0; trial < kNumTrees; ++trial) {
-    const MultibodyTree tree = RandomTree(rng, OptionsFor(rng));
+  for (int trial = 0; trial < kKinematicTrees; ++trial) {
+    const MultibodyTree tree = RandomTree(rng, RandomOptions(rng));
     const Eigen::VectorXd q = RandomPositions(tree, rng);
     const Eigen::VectorXd v =
         UniformVector(rng, tree.num_velocities(), -1.0, 1.0);

@@ -9,11 +9,12 @@
 #include <string>
 
 #include "sapcontact/multibody/multibody_tree.h"
+#include "tests/common/constants.h"
 
 namespace sapcontact {
 namespace testing {
 
-constexpr double kPi = 3.14159265358979323846;
+using test_constants::kPi;
 
 struct RandomTreeOptions {
   int num_joints{10};
@@ -29,6 +30,18 @@ struct RandomTreeOptions {
 
 inline double Uniform(std::mt19937& rng, double lo, double hi) {
   return std::uniform_real_distribution<double>(lo, hi)(rng);
+}
+
+/// Options of a random tree: 1 to max_joints joints, each floating with
+/// probability 0.1, a floating root half the time; chain: one branch.
+inline RandomTreeOptions RandomOptions(std::mt19937& rng, int max_joints = 30,
+                                       bool chain = false) {
+  RandomTreeOptions options;
+  options.num_joints = std::uniform_int_distribution<int>(1, max_joints)(rng);
+  options.chain = chain;
+  options.floating_probability = 0.1;
+  options.floating_root = Uniform(rng, 0, 1) < 0.5;
+  return options;
 }
 
 inline Eigen::Vector3d UniformVector(std::mt19937& rng, double lo, double hi) {

@@ -9,15 +9,12 @@
 #include <vector>
 
 #include "sapcontact/studies/sweep_runner.h"
+#include "tests/common/repo_root.h"
 
 namespace sapcontact {
 namespace sweep_testing {
 
-/// The repository root, from this file's path (tests/studies/...).
-inline std::string RepoRoot() {
-  const std::string f = __FILE__;
-  return f.substr(0, f.rfind("/tests/"));
-}
+using testing_util::RepoRoot;
 
 inline std::string ScenePath(const std::string& name) {
   return RepoRoot() + "/config/scenes/" + name + ".yaml";

@@ -17,11 +17,23 @@
 #include <vector>
 
 #include "sapcontact/sim/collision/narrow_phase.h"
+#include "tests/common/constants.h"
 
 namespace sapcontact {
 namespace testing_util {
 
-constexpr double kPi = 3.14159265358979323846;
+using test_constants::kPi;
+
+/// The ground plane of the narrow-phase tests.
+inline const Shape kPlane = MakePlane();
+
+/// The contact whose position is nearest to p.
+inline const ContactPoint& Nearest(const std::vector<ContactPoint>& c,
+                                   const Vector3& p) {
+  return *std::min_element(c.begin(), c.end(), [&](const auto& x, auto& y) {
+    return (x.position - p).norm() < (y.position - p).norm();
+  });
+}
 
 /// Distance from point x to the segment [p, q].
 inline double PointSegmentDistance(const Vector3& x, const Vector3& p,

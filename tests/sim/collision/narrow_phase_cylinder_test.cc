@@ -21,15 +21,10 @@ using testing_util::Contacts;
 using testing_util::kPi;
 using testing_util::SignedDistance;
 
-const Shape kPlane = MakePlane();
+using testing_util::kPlane;
 const Eigen::Quaterniond kAlongX(Eigen::AngleAxisd(kPi / 2, Vector3::UnitY()));
 
-const ContactPoint& Nearest(const std::vector<ContactPoint>& c,
-                            const Vector3& p) {
-  return *std::min_element(c.begin(), c.end(), [&](const auto& x, auto& y) {
-    return (x.position - p).norm() < (y.position - p).norm();
-  });
-}
+using testing_util::Nearest;
 
 // Standing on a cap: 4 rim points 90 degrees apart from the body x axis,
 // phi exactly -pen, for any yaw; the same under a tilt of 1e-12 rad

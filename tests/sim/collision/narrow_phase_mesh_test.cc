@@ -23,7 +23,7 @@ using testing_util::kPi;
 using testing_util::MeshOf;
 using testing_util::RandomRotation;
 
-const Shape kPlane = MakePlane();
+using testing_util::kPlane;
 
 // The points of a cube's mesh file, as different triangulations list
 // them: 0 the 8 corners; 1 corners and face centres (faces fanned around

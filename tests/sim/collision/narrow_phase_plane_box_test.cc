@@ -13,15 +13,9 @@ using testing_util::At;
 using testing_util::Contacts;
 using testing_util::kPi;
 
-const Shape kPlane = MakePlane();
+using testing_util::kPlane;
 
-// Finds the contact whose position is nearest to p.
-const ContactPoint& Nearest(const std::vector<ContactPoint>& c,
-                            const Vector3& p) {
-  return *std::min_element(c.begin(), c.end(), [&](const auto& x, auto& y) {
-    return (x.position - p).norm() < (y.position - p).norm();
-  });
-}
+using testing_util::Nearest;
 
 TEST(PlaneBox, RestingBoxHasFourCornerContacts) {
   const double pen = 1e-4;

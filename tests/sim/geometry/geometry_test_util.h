@@ -24,6 +24,11 @@
 
 namespace sapcontact::geometry_test {
 
+/// Whether s contains part (error messages).
+inline bool Contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
 using Triangle = std::array<Vector3, 3>;
 
 inline std::vector<Vector3> GaussianCloud(int n, unsigned seed) {

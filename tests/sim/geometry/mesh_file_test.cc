@@ -40,9 +40,7 @@ std::string Error(const std::string& path, const MeshLimits& limits = {}) {
   return "no error";
 }
 
-bool Contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using geometry_test::Contains;
 
 double Volume(const TriangleMesh& mesh) {
   return ComputeVolumeProperties(mesh).volume;

@@ -31,9 +31,7 @@ using geometry_test::TempDir;
 using geometry_test::Triangle;
 using geometry_test::WriteBytes;
 
-bool Contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using geometry_test::Contains;
 
 std::string Error(const std::string& path, const Vector3& scale, bool centre) {
   try {

@@ -12,10 +12,12 @@
 #include <set>
 #include <string>
 
+#include "tests/common/constants.h"
+
 namespace sapcontact {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
+using test_constants::kPi;
 
 TEST(ShapeTraits, OneRowPerTypeInEnumOrder) {
   const auto& table = AllShapeTraits();

@@ -39,9 +39,7 @@ TriangleMesh Welded(const std::vector<Triangle>& triangles) {
   return WeldMesh(Soup(triangles));
 }
 
-bool Contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using geometry_test::Contains;
 
 TEST(TriangleMesh, WeldMergesEqualVerticesAndDropsDegenerateTriangles) {
   std::vector<Triangle> triangles =

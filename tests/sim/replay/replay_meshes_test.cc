@@ -15,6 +15,7 @@
 #include "sapcontact/sim/scene/scene_loader.h"
 #include "sapcontact/sim/stepping/simulation.h"
 #include "tests/sim/geometry/geometry_test_util.h"
+#include "tests/sim/replay/replay_test_util.h"
 
 namespace sapcontact {
 namespace {
@@ -23,6 +24,8 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 using geometry_test::BinaryStl;
 using geometry_test::TempDir;
+using replay_test::PageData;
+using replay_test::ReadText;
 
 // A hexagonal prism: 12 vertices, 8 faces (two hexagons, six quads).
 std::vector<geometry_test::Triangle> PrismTriangles() {
@@ -46,7 +49,7 @@ std::vector<geometry_test::Triangle> PrismTriangles() {
   return t;
 }
 
-constexpr char kScene[] =
+constexpr char kHullScene[] =
     "time_step: 1.0e-3\n"
     "duration: 0.02\n"
     "bodies:\n"
@@ -63,25 +66,10 @@ constexpr char kScene[] =
     "output:\n"
     "  every: 5\n";
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Json PageData(const std::string& page) {
-  const std::string html = ReadText(page);
-  const std::string open =
-      "<script type=\"application/json\" id=\"replay-data\">";
-  const size_t start = html.find(open) + open.size();
-  return Json::parse(html.substr(start, html.find("</script>", start) - start));
-}
-
 // Runs the scene into dir with the replay files and the page.
 Scene RunScene(const TempDir& dir) {
   geometry_test::WriteBytes(dir.File("prism.stl"), BinaryStl(PrismTriangles()));
-  std::ofstream(dir.File("scene.yaml")) << kScene;
+  std::ofstream(dir.File("scene.yaml")) << kHullScene;
   const Scene scene = LoadScene(dir.File("scene.yaml"));
   SimulationOptions options;
   options.output_dir = dir.File("out");

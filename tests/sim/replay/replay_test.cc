@@ -19,6 +19,7 @@
 #include "sapcontact/sim/scene/scene_loader.h"
 #include "sapcontact/sim/stepping/csv_reader.h"
 #include "sapcontact/sim/stepping/simulation.h"
+#include "tests/sim/replay/replay_test_util.h"
 #include "tests/sim/stepping/shipped_scene.h"
 
 namespace sapcontact {
@@ -26,10 +27,12 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
+using replay_test::PageData;
+using replay_test::ReadText;
 
 // A box, a sphere and a capsule dropped on the ground next to a fixed wall
 // and a belt moving at 0.2 m/s along x; every 5th step written.
-constexpr char kScene[] =
+constexpr char kBodiesScene[] =
     "time_step: 1.0e-3\n"
     "duration: 0.2\n"
     "bodies:\n"
@@ -60,15 +63,15 @@ constexpr char kScene[] =
     "output:\n"
     "  every: 5\n";
 
-class TempDir {
+class RunDir {
  public:
-  explicit TempDir(const std::string& tag) {
+  explicit RunDir(const std::string& tag) {
     path_ = fs::temp_directory_path() /
             ("replay_" + tag + "_" + std::to_string(::getpid()));
     fs::remove_all(path_);
     fs::create_directories(path_);
   }
-  ~TempDir() {
+  ~RunDir() {
     std::error_code ec;
     fs::remove_all(path_, ec);
   }
@@ -95,30 +98,11 @@ SimulationSummary RunWithReplayFiles(const Scene& scene, const fs::path& dir,
   return summary;
 }
 
-Scene LoadText(const TempDir& dir, const std::string& text,
+Scene LoadText(const RunDir& dir, const std::string& text,
                const std::vector<std::string>& overrides = {}) {
   const fs::path file = dir.path() / "scene.yaml";
   std::ofstream(file) << text;
   return LoadScene(file.string(), overrides);
-}
-
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The JSON data block of a replay page.
-Json PageData(const fs::path& page) {
-  const std::string html = ReadText(page);
-  const std::string open =
-      "<script type=\"application/json\" id=\"replay-data\">";
-  const size_t begin = html.find(open);
-  EXPECT_NE(begin, std::string::npos);
-  const size_t start = begin + open.size();
-  const size_t end = html.find("</script>", start);
-  return Json::parse(html.substr(start, end - start));
 }
 
 // Every "time" of a CSV file, in order, without repeats.
@@ -137,8 +121,8 @@ std::vector<double> Times(const fs::path& path) {
 // replay_scene.json: every body with its shape's dimensions, fixed flag,
 // source of motion and initial pose, in scene order.
 TEST(ReplayScene, ListsEveryBodysShapeMotionAndInitialPose) {
-  const TempDir dir("scene");
-  const Scene scene = LoadText(dir, kScene);
+  const RunDir dir("scene");
+  const Scene scene = LoadText(dir, kBodiesScene);
   const Json j = Json::parse(ReplaySceneJson(scene));
   EXPECT_EQ(j["format"], "sapcontact replay scene");
   EXPECT_EQ(j["version"], 1);
@@ -173,8 +157,8 @@ TEST(ReplayScene, ListsEveryBodysShapeMotionAndInitialPose) {
 // replay_poses.csv holds the prescribed belt at every output time
 // (including t = 0) at x0 + v t; trajectory.csv holds the free bodies.
 TEST(ReplayPoses, PrescribedBodyMovesAtItsVelocityAtTheTrajectorysTimes) {
-  const TempDir dir("belt");
-  const Scene scene = LoadText(dir, kScene);
+  const RunDir dir("belt");
+  const Scene scene = LoadText(dir, kBodiesScene);
   RunWithReplayFiles(scene, dir.path(), false);
   const std::vector<double> frames = Times(dir.path() / "trajectory.csv");
   ASSERT_EQ(frames.size(), 200u / 5 + 1);
@@ -199,7 +183,7 @@ TEST(ReplayPoses, PrescribedBodyMovesAtItsVelocityAtTheTrajectorysTimes) {
 // the link frame (replay_scene.json's pose_in_link), lands at
 // pivot + Ry(q) (0, 0, -0.5) with q from joints.csv at the same time.
 TEST(ReplayPoses, RobotLinkFrameFollowsItsJoint) {
-  const TempDir dir("pendulum");
+  const RunDir dir("pendulum");
   const Scene scene =
       scene_tests::LoadShippedScene("pendulum", {"duration=0.3"});
   RunWithReplayFiles(scene, dir.path(), false);
@@ -250,8 +234,8 @@ TEST(ReplayPoses, RobotLinkFrameFollowsItsJoint) {
 // static objects with their pose, and per frame the contacts of
 // contacts.csv with impulse = impulse_n n + impulse_t.
 TEST(ReplayPage, HoldsTheRunsPosesAndContactsFrameByFrame) {
-  const TempDir dir("page");
-  const Scene scene = LoadText(dir, kScene);
+  const RunDir dir("page");
+  const Scene scene = LoadText(dir, kBodiesScene);
   RunWithReplayFiles(scene, dir.path(), true);
   const ReplayPageInfo info = WriteReplayPage(dir.path().string());
   EXPECT_EQ(info.path, (dir.path() / kReplayPageFile).string());
@@ -335,8 +319,8 @@ TEST(ReplayPage, HoldsTheRunsPosesAndContactsFrameByFrame) {
 // Limits: frames thinned evenly (first and last kept), contacts per frame
 // cut to the largest impulses; names cannot end the page's script.
 TEST(ReplayPage, ThinsFramesAndContactsAndEscapesNames) {
-  const TempDir dir("thin");
-  std::string text = kScene;
+  const RunDir dir("thin");
+  std::string text = kBodiesScene;
   text.replace(text.find("name: ball"), 10, "name: </script><b>");
   const Scene scene = LoadText(dir, text, {"output.every=1"});
   RunWithReplayFiles(scene, dir.path(), true);
@@ -391,7 +375,7 @@ TEST(ReplayPage, ThinsFramesAndContactsAndEscapesNames) {
 
 // Errors name the directory or the file, line and field.
 TEST(ReplayPage, DamagedRunDirectoriesAreErrorsNamingTheFileLineAndField) {
-  const TempDir dir("errors");
+  const RunDir dir("errors");
   auto message = [&](const ReplayPageOptions& options = {}) -> std::string {
     try {
       WriteReplayPage(dir.path().string(), options);
@@ -404,7 +388,7 @@ TEST(ReplayPage, DamagedRunDirectoriesAreErrorsNamingTheFileLineAndField) {
     return text.find(part) != std::string::npos;
   };
   EXPECT_TRUE(contains(message(), "no trajectory.csv")) << message();
-  const Scene scene = LoadText(dir, kScene);
+  const Scene scene = LoadText(dir, kBodiesScene);
   RunWithReplayFiles(scene, dir.path(), true);
   const fs::path traj = dir.path() / "trajectory.csv";
   const std::string good = ReadText(traj);

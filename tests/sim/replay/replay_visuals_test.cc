@@ -16,6 +16,7 @@
 #include "sapcontact/sim/scene/scene_loader.h"
 #include "sapcontact/sim/stepping/simulation.h"
 #include "tests/sim/geometry/geometry_test_util.h"
+#include "tests/sim/replay/replay_test_util.h"
 
 namespace sapcontact {
 namespace {
@@ -24,6 +25,8 @@ using Json = nlohmann::json;
 using geometry_test::BinaryStl;
 using geometry_test::BoxTriangles;
 using geometry_test::TempDir;
+using replay_test::PageData;
+using replay_test::ReadText;
 
 // A swinging arm: a fixed base with a box visual in a top-level material,
 // and a link on a revolute joint with an L-shaped mesh visual (not convex:
@@ -48,7 +51,7 @@ constexpr char kUrdf[] = R"(<?xml version="1.0"?>
 </robot>
 )";
 
-constexpr char kScene[] =
+constexpr char kArmScene[] =
     "time_step: 1.0e-3\n"
     "duration: 0.05\n"
     "robots:\n"
@@ -67,25 +70,10 @@ std::vector<geometry_test::Triangle> LTriangles() {
   return t;
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Json PageData(const std::string& page) {
-  const std::string html = ReadText(page);
-  const std::string open =
-      "<script type=\"application/json\" id=\"replay-data\">";
-  const size_t start = html.find(open) + open.size();
-  return Json::parse(html.substr(start, html.find("</script>", start) - start));
-}
-
 Scene RunArm(const TempDir& dir) {
   geometry_test::WriteBytes(dir.File("l.stl"), BinaryStl(LTriangles()));
   std::ofstream(dir.File("arm.urdf")) << kUrdf;
-  std::ofstream(dir.File("scene.yaml")) << kScene;
+  std::ofstream(dir.File("scene.yaml")) << kArmScene;
   const Scene scene = LoadScene(dir.File("scene.yaml"));
   SimulationOptions options;
   options.output_dir = dir.File("out");

@@ -11,14 +11,15 @@
 #include <string>
 
 #include "sapcontact/sim/robot/urdf_loader.h"
+#include "tests/common/repo_root.h"
 
 namespace sapcontact {
 namespace testing_util {
 
-/// The repository root, from this file's path (tests/sim/robot/...).
-inline std::string RepoRoot() {
-  const std::string f = __FILE__;
-  return f.substr(0, f.rfind("/tests/"));
+/// A URDF document: a robot named "test" holding `body`.
+inline std::string RobotUrdf(const std::string& body) {
+  return "<?xml version=\"1.0\"?>\n<robot name=\"test\">\n" + body +
+         "</robot>\n";
 }
 
 inline std::string RobotPath(const std::string& name) {

@@ -10,6 +10,7 @@
 
 #include "sapcontact/multibody/multibody_tree.h"
 #include "sapcontact/sim/robot/urdf_loader.h"
+#include "tests/common/constants.h"
 #include "tests/sim/robot/robot_test_util.h"
 
 namespace sapcontact {
@@ -17,7 +18,7 @@ namespace {
 
 using testing_util::RobotPath;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test_constants::kInf;
 
 RobotDescription Load(const std::string& name) {
   return LoadUrdf(RobotPath(name));

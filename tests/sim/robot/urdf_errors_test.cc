@@ -36,12 +36,12 @@ std::string TwoLinks(const std::string& joint_type,
          "</robot>\n";
 }
 
-std::string OneLink(const std::string& body) {
+std::string BadLink(const std::string& body) {
   return "<robot name=\"bad\">\n  <link name=\"a\">\n" + body +
          "  </link>\n</robot>\n";
 }
 
-std::string Collision(const std::string& shape) {
+std::string CollisionOf(const std::string& shape) {
   return "    <collision>\n      <geometry>\n        " + shape +
          "\n      </geometry>\n    </collision>\n";
 }
@@ -74,7 +74,7 @@ TEST(UrdfErrors, DirectoryIsNotAFile) {
 }
 
 TEST(UrdfErrors, ErrorsFromLoadUrdfNameThePath) {
-  const std::string xml = OneLink("    <inertial><mass value=\"-1\"/>" +
+  const std::string xml = BadLink("    <inertial><mass value=\"-1\"/>" +
                                   kInertia + "</inertial>\n");
   const std::string path = WriteTempUrdf("negative_mass.urdf", xml);
   try {
@@ -246,7 +246,7 @@ TEST(UrdfErrors, NonFiniteNumbers) {
   ExpectUrdfError(nan,
                   {At("bad.urdf", nan, "<origin"), "joint 'j'",
                    "<origin xyz=\"0 nan 0\">", "'nan' is not a finite number"});
-  const std::string inf = OneLink(
+  const std::string inf = BadLink(
       "    <inertial><mass value=\"1\"/>\n"
       "      <inertia ixx=\"inf\" ixy=\"0\" "
       "ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/>\n"
@@ -258,7 +258,7 @@ TEST(UrdfErrors, NonFiniteNumbers) {
                                     "effort=\"1\" velocity=\"1\"/>\n");
   ExpectUrdfError(
       huge, {At("bad.urdf", huge, "<limit"), "joint 'j'", "lower=\"-1e999\""});
-  const std::string junk = OneLink(Collision("<sphere radius=\"0.1m\"/>"));
+  const std::string junk = BadLink(CollisionOf("<sphere radius=\"0.1m\"/>"));
   ExpectUrdfError(junk, {At("bad.urdf", junk, "<sphere"), "link 'a'",
                          "<sphere radius=\"0.1m\">: not a finite number"});
   const std::string short_vector =
@@ -268,7 +268,7 @@ TEST(UrdfErrors, NonFiniteNumbers) {
 }
 
 TEST(UrdfErrors, InertiaNotPositiveSemidefinite) {
-  const std::string xml = OneLink(
+  const std::string xml = BadLink(
       "    <inertial><mass value=\"1\"/>\n"
       "      <inertia ixx=\"1\" ixy=\"2\" ixz=\"0\" iyy=\"1\" iyz=\"0\" "
       "izz=\"1\"/>\n    </inertial>\n");
@@ -278,10 +278,10 @@ TEST(UrdfErrors, InertiaNotPositiveSemidefinite) {
 
 TEST(UrdfErrors, InertialWithoutMassOrInertia) {
   const std::string no_mass =
-      OneLink("    <inertial>\n      " + kInertia + "\n    </inertial>\n");
+      BadLink("    <inertial>\n      " + kInertia + "\n    </inertial>\n");
   ExpectUrdfError(no_mass, {At("bad.urdf", no_mass, "<inertial"), "link 'a'",
                             "<inertial> without <mass>"});
-  const std::string no_ixy = OneLink(
+  const std::string no_ixy = BadLink(
       "    <inertial><mass value=\"1\"/>\n"
       "      <inertia ixx=\"1\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/>\n"
       "    </inertial>\n");
@@ -290,21 +290,22 @@ TEST(UrdfErrors, InertialWithoutMassOrInertia) {
 }
 
 TEST(UrdfErrors, InvalidShapeSizes) {
-  const std::string radius = OneLink(Collision("<sphere radius=\"-0.1\"/>"));
+  const std::string radius = BadLink(CollisionOf("<sphere radius=\"-0.1\"/>"));
   ExpectUrdfError(radius,
                   {At("bad.urdf", radius, "<sphere"), "link 'a': collision 0",
                    "<sphere radius=\"-0.1\">: must be positive"});
-  const std::string box = OneLink(Collision("<box size=\"0.1 -0.2 0.3\"/>"));
+  const std::string box = BadLink(CollisionOf("<box size=\"0.1 -0.2 0.3\"/>"));
   ExpectUrdfError(box, {At("bad.urdf", box, "<box"), "link 'a'",
                         "<box size=\"0.1 -0.2 0.3\">: sizes must be positive"});
   const std::string capsule =
-      OneLink(Collision("<capsule radius=\"0.1\" length=\"-1\"/>"));
+      BadLink(CollisionOf("<capsule radius=\"0.1\" length=\"-1\"/>"));
   ExpectUrdfError(capsule, {At("bad.urdf", capsule, "<capsule"), "link 'a'",
                             "length=\"-1\">: must not be negative"});
-  const std::string no_length = OneLink(Collision("<capsule radius=\"0.1\"/>"));
+  const std::string no_length =
+      BadLink(CollisionOf("<capsule radius=\"0.1\"/>"));
   ExpectUrdfError(no_length, {At("bad.urdf", no_length, "<capsule"),
                               "the attribute 'length' is missing"});
-  const std::string empty = OneLink(
+  const std::string empty = BadLink(
       "    <collision name=\"c\">\n      <geometry/>\n"
       "    </collision>\n");
   ExpectUrdfError(
@@ -316,10 +317,10 @@ TEST(UrdfErrors, UnsupportedGeometry) {
   // Meshes and cylinders are supported (tests/sim/robot/
   // urdf_geometry_test.cc); a mesh from a package nobody names is an error.
   const std::string mesh =
-      OneLink(Collision("<mesh filename=\"package://arm/hand.stl\"/>"));
+      BadLink(CollisionOf("<mesh filename=\"package://arm/hand.stl\"/>"));
   ExpectUrdfError(mesh, {At("bad.urdf", mesh, "<mesh"), "link 'a'",
                          "package 'arm' not found"});
-  const std::string cone = OneLink(Collision("<cone radius=\"0.1\"/>"));
+  const std::string cone = BadLink(CollisionOf("<cone radius=\"0.1\"/>"));
   ExpectUrdfError(cone, {At("bad.urdf", cone, "<cone"), "link 'a'",
                          "unknown collision geometry <cone>"});
 }

@@ -26,14 +26,11 @@ using geometry_test::WriteBytes;
 using testing_util::At;
 using testing_util::LineOf;
 
-std::string Robot(const std::string& body) {
-  return "<?xml version=\"1.0\"?>\n<robot name=\"test\">\n" + body +
-         "</robot>\n";
-}
+using testing_util::RobotUrdf;
 
 // One link "a" with the given <collision> elements.
 std::string OneLink(const std::string& collisions) {
-  return Robot("  <link name=\"a\">\n" + collisions + "  </link>\n");
+  return RobotUrdf("  <link name=\"a\">\n" + collisions + "  </link>\n");
 }
 
 std::string Collision(const std::string& geometry,
@@ -143,13 +140,13 @@ TEST(UrdfGeometry, MeshesResolveRelativeFileAndPackagePaths) {
 TEST(UrdfGeometry, NonConvexMeshesAreWarnedOnceAndCounted) {
   TempDir dir;
   WriteBytes(dir.File("l.stl"), BinaryStl(LShapeTriangles()));
-  const std::string xml =
-      Robot("  <link name=\"a\">\n" + Collision("<mesh filename=\"l.stl\"/>") +
-            Collision("<cylinder radius=\"0.1\" length=\"0.5\"/>") +
-            "  </link>\n  <link name=\"b\">\n" +
-            Collision("<mesh filename=\"l.stl\"/>") +
-            "  </link>\n  <joint name=\"j\" type=\"fixed\"><parent "
-            "link=\"a\"/><child link=\"b\"/></joint>\n");
+  const std::string xml = RobotUrdf(
+      "  <link name=\"a\">\n" + Collision("<mesh filename=\"l.stl\"/>") +
+      Collision("<cylinder radius=\"0.1\" length=\"0.5\"/>") +
+      "  </link>\n  <link name=\"b\">\n" +
+      Collision("<mesh filename=\"l.stl\"/>") +
+      "  </link>\n  <joint name=\"j\" type=\"fixed\"><parent "
+      "link=\"a\"/><child link=\"b\"/></joint>\n");
   const std::string path = dir.File("l.urdf");
   std::ofstream(path) << xml;
   UrdfOptions options;

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/common/constants.h"
 #include "tests/sim/robot/robot_test_util.h"
 
 namespace sapcontact {
@@ -22,13 +23,10 @@ using testing_util::LineOf;
 using testing_util::RepoRoot;
 using testing_util::WriteTempUrdf;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kPi = 3.14159265358979323846;
+using test_constants::kInf;
+using test_constants::kPi;
 
-std::string Robot(const std::string& body) {
-  return "<?xml version=\"1.0\"?>\n<robot name=\"test\">\n" + body +
-         "</robot>\n";
-}
+using testing_util::RobotUrdf;
 
 // A link with an inertial of mass m, diagonal inertia, at the origin.
 std::string MassLink(const std::string& name, double m = 1.0) {
@@ -58,12 +56,12 @@ const std::string kLimit =
 
 TEST(UrdfLoader, LinksInDepthFirstOrderOfTheJointsInTheFile) {
   // Links listed out of order; joints: base->b, base->c, b->d, c->e.
-  const std::string xml =
-      Robot(MassLink("e") + MassLink("d") + MassLink("c") + MassLink("base") +
-            MassLink("b") + JointXml("jb", "continuous", "base", "b") +
-            JointXml("jc", "continuous", "base", "c") +
-            JointXml("jd", "continuous", "b", "d") +
-            JointXml("je", "continuous", "c", "e"));
+  const std::string xml = RobotUrdf(
+      MassLink("e") + MassLink("d") + MassLink("c") + MassLink("base") +
+      MassLink("b") + JointXml("jb", "continuous", "base", "b") +
+      JointXml("jc", "continuous", "base", "c") +
+      JointXml("jd", "continuous", "b", "d") +
+      JointXml("je", "continuous", "c", "e"));
   const RobotDescription robot = ParseUrdf(xml, "tree.urdf");
   EXPECT_EQ(robot.name, "test");
   ASSERT_EQ(robot.tree.num_links(), 5);
@@ -83,8 +81,8 @@ TEST(UrdfLoader, LinksInDepthFirstOrderOfTheJointsInTheFile) {
 
 TEST(UrdfLoader, RootWeldedAtTheBasePoseByDefault) {
   const std::string xml =
-      Robot(MassLink("root", 2.0) + MassLink("tip") +
-            JointXml("j", "prismatic", "root", "tip", kLimit));
+      RobotUrdf(MassLink("root", 2.0) + MassLink("tip") +
+                JointXml("j", "prismatic", "root", "tip", kLimit));
   UrdfOptions options;
   options.base_pose.position = Vector3(1.0, -2.0, 0.5);
   options.base_pose.orientation = QuaternionFromRpy(Vector3(0.1, 0.2, 0.3));
@@ -103,8 +101,8 @@ TEST(UrdfLoader, RootWeldedAtTheBasePoseByDefault) {
 
 TEST(UrdfLoader, FloatingBaseStartsAtTheBasePose) {
   const std::string xml =
-      Robot(MassLink("root") + MassLink("tip") +
-            JointXml("j", "revolute", "root", "tip", kLimit));
+      RobotUrdf(MassLink("root") + MassLink("tip") +
+                JointXml("j", "revolute", "root", "tip", kLimit));
   UrdfOptions options;
   options.floating_base = true;
   options.base_pose.position = Vector3(0.0, 0.0, 1.5);
@@ -130,7 +128,7 @@ TEST(UrdfLoader, InertiaIsRotatedIntoTheLinkFrame) {
   // adds a product of inertia and a yaw of +90 deg (frame x = link y,
   // frame y = link -x): [[2, 0.1, 0], [0.1, 1, 0], [0, 0, 3]] becomes
   // [[1, -0.1, 0], [-0.1, 2, 0], [0, 0, 3]] (checked by hand).
-  const std::string xml = Robot(
+  const std::string xml = RobotUrdf(
       "  <link name=\"a\">\n    <inertial>\n"
       "      <origin xyz=\"0.1 0.2 0.3\" rpy=\"1.5707963267948966 0 0\"/>\n"
       "      <mass value=\"4\"/>\n"
@@ -156,7 +154,7 @@ TEST(UrdfLoader, InertiaIsRotatedIntoTheLinkFrame) {
 }
 
 TEST(UrdfLoader, InertiaWithGeneralRpyMatchesRIRt) {
-  const std::string xml = Robot(
+  const std::string xml = RobotUrdf(
       "  <link name=\"a\">\n    <inertial>\n"
       "      <origin xyz=\"0 0 0\" rpy=\"0.3 -0.7 1.1\"/>\n"
       "      <mass value=\"1\"/>\n"
@@ -174,7 +172,7 @@ TEST(UrdfLoader, InertiaWithGeneralRpyMatchesRIRt) {
 
 TEST(UrdfLoader, MissingInertialIsMassless) {
   const RobotDescription robot =
-      ParseUrdf(Robot("  <link name=\"only\"/>\n"), "massless.urdf");
+      ParseUrdf(RobotUrdf("  <link name=\"only\"/>\n"), "massless.urdf");
   ASSERT_EQ(robot.tree.num_links(), 1);
   EXPECT_EQ(robot.tree.link(0).inertia.mass, 0.0);
   EXPECT_TRUE(robot.tree.link(0).inertia.inertia.isZero());
@@ -183,7 +181,7 @@ TEST(UrdfLoader, MissingInertialIsMassless) {
 }
 
 TEST(UrdfLoader, JointTypesAxesLimitsAndDamping) {
-  const std::string xml = Robot(
+  const std::string xml = RobotUrdf(
       MassLink("l0") + MassLink("l1") + MassLink("l2") + MassLink("l3") +
       MassLink("l4") + MassLink("l5") +
       JointXml(
@@ -250,10 +248,11 @@ TEST(UrdfLoader, JointTypesAxesLimitsAndDamping) {
 }
 
 TEST(UrdfLoader, FloatingJointInsideTheTree) {
-  const std::string xml = Robot(MassLink("a") + MassLink("b") +
-                                JointXml("free", "floating", "a", "b",
-                                         "    <origin xyz=\"0 0 2\"/>\n"
-                                         "    <dynamics damping=\"0.1\"/>\n"));
+  const std::string xml =
+      RobotUrdf(MassLink("a") + MassLink("b") +
+                JointXml("free", "floating", "a", "b",
+                         "    <origin xyz=\"0 0 2\"/>\n"
+                         "    <dynamics damping=\"0.1\"/>\n"));
   const RobotDescription robot = ParseUrdf(xml, "floating.urdf");
   const Joint& free = robot.tree.joint(1);
   EXPECT_EQ(free.type, JointType::kFloating);
@@ -267,9 +266,9 @@ TEST(UrdfLoader, FloatingJointInsideTheTree) {
 
 TEST(UrdfLoader, JointFrictionIsWarnedAndIgnored) {
   const std::string xml =
-      Robot(MassLink("a") + MassLink("b") +
-            JointXml("j", "continuous", "a", "b",
-                     "    <dynamics damping=\"0.2\" friction=\"0.3\"/>\n"));
+      RobotUrdf(MassLink("a") + MassLink("b") +
+                JointXml("j", "continuous", "a", "b",
+                         "    <dynamics damping=\"0.2\" friction=\"0.3\"/>\n"));
   const RobotDescription robot = ParseUrdf(xml, "friction.urdf");
   EXPECT_DOUBLE_EQ(robot.tree.joint(1).damping, 0.2);
   ASSERT_EQ(robot.warnings.size(), 2u);
@@ -284,7 +283,7 @@ TEST(UrdfLoader, JointFrictionIsWarnedAndIgnored) {
 TEST(UrdfLoader, MimicBecomesACoupling) {
   // The follower may come before its leader in the file; multiplier and
   // offset default to 1 and 0.
-  const std::string xml = Robot(
+  const std::string xml = RobotUrdf(
       MassLink("palm") + MassLink("left") + MassLink("right") +
       MassLink("thumb") +
       JointXml("right_finger", "prismatic", "palm", "right",
@@ -309,7 +308,7 @@ TEST(UrdfLoader, MimicBecomesACoupling) {
 }
 
 TEST(UrdfLoader, CollisionGeometryPosesShapesAndNames) {
-  const std::string xml = Robot(
+  const std::string xml = RobotUrdf(
       "  <link name=\"base\">\n"
       "    <visual><geometry><mesh filename=\"base.dae\"/></geometry>\n"
       "      <material name=\"undefined_elsewhere\"/></visual>\n"
@@ -382,7 +381,7 @@ TEST(UrdfLoader, CollisionGeometryPosesShapesAndNames) {
 }
 
 std::string CylinderRobot() {
-  return Robot(
+  return RobotUrdf(
       "  <link name=\"a\">\n"
       "    <collision name=\"long\">\n"
       "      <origin xyz=\"0 0 0.3\"/>\n"
@@ -441,9 +440,10 @@ TEST(UrdfLoader, SkipUnsupportedDropsGeometryWithWarnings) {
 }
 
 TEST(UrdfLoader, LoadUrdfReadsTheFileAndNamesIt) {
-  const std::string xml = Robot(MassLink("a") + MassLink("b") +
-                                JointXml("j", "continuous", "a", "b",
-                                         "    <dynamics friction=\"1\"/>\n"));
+  const std::string xml =
+      RobotUrdf(MassLink("a") + MassLink("b") +
+                JointXml("j", "continuous", "a", "b",
+                         "    <dynamics friction=\"1\"/>\n"));
   const std::string path = WriteTempUrdf("named.urdf", xml);
   const RobotDescription robot = LoadUrdf(path);
   EXPECT_EQ(robot.tree.num_links(), 2);
@@ -457,7 +457,7 @@ TEST(UrdfLoader, WhitespaceAndXmlDetailsAreTolerated) {
   // whitespace (urdfdom alone would reject " 1.0 "), and elements the loader
   // ignores (<transmission>, <gazebo>, <safety_controller>, <calibration>,
   // <limit> on a fixed joint).
-  const std::string xml = Robot(
+  const std::string xml = RobotUrdf(
       "  <!-- a comment -->\n"
       "  <link name=\"a\">\n    <inertial><mass value=\" 1.0 \"/>\n"
       "      <origin xyz=\"  0\t0   0.5 \"/>\n"
@@ -505,8 +505,8 @@ TEST(UrdfLoader, DocsExampleLoads) {
 TEST(UrdfLoader, ConcurrentParsesAreIndependent) {
   // urdfdom's console output is redirected process-wide while it parses;
   // concurrent loads (some failing inside urdfdom) must not interfere.
-  const std::string good = Robot(MassLink("a") + MassLink("b") +
-                                 JointXml("j", "continuous", "a", "b"));
+  const std::string good = RobotUrdf(MassLink("a") + MassLink("b") +
+                                     JointXml("j", "continuous", "a", "b"));
   const std::string bad =
       "<robot name=\"r\" version=\"3.0\">\n  <link name=\"a\"/>\n</robot>\n";
   std::vector<int> ok(8, 0);

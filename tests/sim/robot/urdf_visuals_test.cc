@@ -25,10 +25,7 @@ using geometry_test::WriteBytes;
 using testing_util::At;
 using testing_util::ExpectUrdfError;
 
-std::string Robot(const std::string& body) {
-  return "<?xml version=\"1.0\"?>\n<robot name=\"test\">\n" + body +
-         "</robot>\n";
-}
+using testing_util::RobotUrdf;
 
 // A link "a" (a 0.1 m box collision) with the given visuals.
 std::string Link(const std::string& name, const std::string& visuals) {
@@ -53,7 +50,7 @@ std::vector<Triangle> LTriangles() {
 }
 
 TEST(UrdfVisuals, OriginAndPrimitivesInLinkFrames) {
-  const std::string xml = Robot(Link(
+  const std::string xml = RobotUrdf(Link(
       "a",
       Visual(
           "      <origin xyz=\"0.1 0.2 0.3\" rpy=\"0 0 1.5707963267948966\"/>\n"
@@ -97,7 +94,7 @@ TEST(UrdfVisuals, OriginAndPrimitivesInLinkFrames) {
 
 TEST(UrdfVisuals, RollPitchYawAsUrdfdom) {
   // R = Rz(yaw) Ry(pitch) Rx(roll), fixed axes.
-  const std::string xml = Robot(
+  const std::string xml = RobotUrdf(
       Link("a", Visual("      <origin rpy=\"0.3 -0.7 1.1\"/>\n"
                        "      <geometry><sphere radius=\"1\"/></geometry>\n")));
   const Eigen::Quaterniond q =
@@ -110,7 +107,7 @@ TEST(UrdfVisuals, RollPitchYawAsUrdfdom) {
 }
 
 TEST(UrdfVisuals, MaterialsInlineByNameAndDefinedInAVisual) {
-  const std::string xml = Robot(
+  const std::string xml = RobotUrdf(
       "  <material name=\"blue\"><color rgba=\"0 0 0.8 1\"/></material>\n" +
       Link("a",
            Visual("      <geometry><sphere radius=\"1\"/></geometry>\n"
@@ -148,7 +145,7 @@ TEST(UrdfVisuals, MeshesScaledPackageAndRelativeNeverConvexified) {
   std::filesystem::create_directories(dir.File("pkg/meshes"));
   WriteBytes(dir.File("pkg/meshes/l.stl"), BinaryStl(LTriangles()));
   WriteBytes(dir.File("l2.stl"), BinaryStl(LTriangles()));
-  const std::string xml = Robot(Link(
+  const std::string xml = RobotUrdf(Link(
       "a",
       Visual("      <geometry><mesh filename=\"package://pkg/meshes/l.stl\" "
              "scale=\"0.5 2 1\"/></geometry>\n") +
@@ -179,7 +176,7 @@ TEST(UrdfVisuals, MeshesScaledPackageAndRelativeNeverConvexified) {
 }
 
 TEST(UrdfVisuals, UnreadableMeshesAndUnknownShapesAreWarnedAndDropped) {
-  const std::string xml = Robot(Link(
+  const std::string xml = RobotUrdf(Link(
       "a",
       Visual("      <geometry><mesh filename=\"missing.stl\"/></geometry>\n") +
           Visual("      <geometry><mesh filename=\"package://nopkg/x.stl\"/>"
@@ -218,7 +215,7 @@ TEST(UrdfVisuals, UnreadableMeshesAndUnknownShapesAreWarnedAndDropped) {
 TEST(UrdfVisuals, MalformedVisualsNameTheLine) {
   auto bad = [](const std::string& visual, const std::string& marker,
                 const std::string& what) {
-    const std::string xml = Robot(Link("a", Visual(visual)));
+    const std::string xml = RobotUrdf(Link("a", Visual(visual)));
     ExpectUrdfError(xml,
                     {At("bad.urdf", xml, marker), "link 'a': visual 0", what});
   };
@@ -235,7 +232,7 @@ TEST(UrdfVisuals, MalformedVisualsNameTheLine) {
   bad("      <geometry><mesh filename=\"a.stl\" scale=\"1 0 1\"/></geometry>\n",
       "<mesh", "a scale must not be zero");
   bad("      <origin/>\n", "<visual", "<visual> without <geometry>");
-  const std::string top = Robot(
+  const std::string top = RobotUrdf(
       "  <material><color rgba=\"1 0 0 1\"/></material>\n" + Link("a", ""));
   ExpectUrdfError(top, {At("bad.urdf", top, "<material>"), "needs a name"});
 }

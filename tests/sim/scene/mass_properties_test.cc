@@ -6,11 +6,12 @@
 #include <functional>
 
 #include "sapcontact/sim/geometry/shapes.h"
+#include "tests/common/constants.h"
 
 namespace sapcontact {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
+using test_constants::kPi;
 
 // Solid of revolution about z with slice radius rho(z) on [z0, z1], density
 // 1: returns (volume, I_xx, I_zz) by composite Simpson's rule. A thin disk

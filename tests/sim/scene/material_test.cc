@@ -8,10 +8,12 @@
 #include <cmath>
 #include <limits>
 
+#include "tests/common/constants.h"
+
 namespace sapcontact {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test_constants::kInf;
 
 Material M(double k, double tau, double mu) {
   Material m;

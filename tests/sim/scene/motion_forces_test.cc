@@ -225,14 +225,7 @@ const BadCase kBad[] = {
      "link 'plate' of robot 'arm' is welded to the world"},
 };
 
-int MarkedLine(const std::string& text) {
-  std::istringstream is(text);
-  std::string line;
-  for (int n = 1; std::getline(is, line); ++n) {
-    if (line.find("#<") != std::string::npos) return n;
-  }
-  return -1;
-}
+using testing_util::MarkedLine;
 
 class BadMotionTest : public ::testing::TestWithParam<BadCase> {};
 

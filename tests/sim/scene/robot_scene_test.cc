@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "sapcontact/sim/scene/scene_loader.h"
+#include "tests/common/constants.h"
 #include "tests/sim/scene/robot_test_util.h"
 
 namespace sapcontact {
@@ -16,7 +17,7 @@ namespace {
 using testing_util::WriteTempScene;
 using testing_util::WriteUrdfFixtures;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test_constants::kInf;
 
 const char* kArmScene = R"(time_step: 0.001
 duration: 1
@@ -356,14 +357,7 @@ const BadRobot kBadRobots[] = {
      "expected a list of 1 numbers"},
 };
 
-int MarkedLine(const std::string& text) {
-  std::istringstream is(text);
-  std::string line;
-  for (int n = 1; std::getline(is, line); ++n) {
-    if (line.find("#<") != std::string::npos) return n;
-  }
-  return -1;
-}
+using testing_util::MarkedLine;
 
 class BadRobotTest : public ::testing::TestWithParam<BadRobot> {};
 

@@ -12,7 +12,7 @@
 namespace sapcontact {
 namespace {
 
-struct BadCase {
+struct ErrorCase {
   const char* name;
   const char* yaml;   // one line carries the marker "#<"
   const char* field;  // expected SceneError::field()
@@ -22,7 +22,7 @@ struct BadCase {
 #define HEAD "time_step: 0.001\nduration: 1\nbodies:\n"
 #define GROUND "  - {name: ground, fixed: true, shape: {type: plane}}\n"
 
-const BadCase kCases[] = {
+const ErrorCase kCases[] = {
     {"unknown_root_key", "time_stpe: 0.001  #<\nduration: 1\nbodies: []\n",
      "time_stpe"},
     {"unknown_body_key",
@@ -240,19 +240,12 @@ const BadCase kCases[] = {
     {"document_is_a_list", "- time_step  #<\n- duration\n", ""},
 };
 
-int MarkedLine(const std::string& text) {
-  std::istringstream is(text);
-  std::string line;
-  for (int n = 1; std::getline(is, line); ++n) {
-    if (line.find("#<") != std::string::npos) return n;
-  }
-  return -1;
-}
+using testing_util::MarkedLine;
 
-class BadSceneTest : public ::testing::TestWithParam<BadCase> {};
+class BadSceneTest : public ::testing::TestWithParam<ErrorCase> {};
 
 TEST_P(BadSceneTest, ErrorNamesFileLineAndField) {
-  const BadCase& c = GetParam();
+  const ErrorCase& c = GetParam();
   const int line = MarkedLine(c.yaml);
   ASSERT_GT(line, 0) << "test case without a #< marker";
   const std::string path = testing_util::WriteTempScene(
@@ -273,7 +266,7 @@ TEST_P(BadSceneTest, ErrorNamesFileLineAndField) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCases, BadSceneTest, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<BadCase>& info) {
+                         [](const ::testing::TestParamInfo<ErrorCase>& info) {
                            return std::string(info.param.name);
                          });
 

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "sapcontact/sim/stepping/time_stepper.h"
+#include "tests/common/constants.h"
 #include "tests/sim/scene/scene_test_util.h"
 
 namespace sapcontact {
@@ -14,7 +15,7 @@ namespace {
 
 using testing_util::ScenePath;
 
-constexpr double kPi = 3.14159265358979323846;
+using test_constants::kPi;
 
 const char* kShipped[] = {"box_rest", "box_slide", "incline",
                           "stack",    "pile",      "mass_ratio"};

@@ -13,7 +13,7 @@ namespace {
 
 using testing_util::ScenePath;
 
-const char* kScene = R"(time_step: 0.001
+const char* kOverrideScene = R"(time_step: 0.001
 duration: 1
 materials:
   rubber: {stiffness: 1.0e5, friction: 0.9}
@@ -31,14 +31,14 @@ bodies:
     grid: {count: [2, 1, 1], spacing: [0.2, 0, 0]}
 )";
 
-Scene Load(const std::vector<std::string>& overrides) {
-  return LoadSceneFromString(kScene, "over.yaml", overrides);
+Scene LoadWith(const std::vector<std::string>& overrides) {
+  return LoadSceneFromString(kOverrideScene, "over.yaml", overrides);
 }
 
 TEST(SceneOverrides, ScalarsAndSections) {
-  const Scene s =
-      Load({"time_step=0.01", "duration=3", "solver.near_rigid_threshold=0.1",
-            "solver.model=rigid", "output.every=5", "collision.margin=0.002"});
+  const Scene s = LoadWith(
+      {"time_step=0.01", "duration=3", "solver.near_rigid_threshold=0.1",
+       "solver.model=rigid", "output.every=5", "collision.margin=0.002"});
   EXPECT_EQ(s.time_step, 0.01);
   EXPECT_EQ(s.duration, 3.0);
   // The file has no solver/output/collision sections: they are created.
@@ -50,7 +50,7 @@ TEST(SceneOverrides, ScalarsAndSections) {
 }
 
 TEST(SceneOverrides, Materials) {
-  const Scene s = Load(
+  const Scene s = LoadWith(
       {"materials.default.friction=0.3", "materials.rubber.stiffness=.inf"});
   EXPECT_EQ(s.materials[s.FindMaterial("default")].friction, 0.3);
   EXPECT_EQ(s.materials[s.FindMaterial("default")].stiffness, 1e6);
@@ -59,10 +59,10 @@ TEST(SceneOverrides, Materials) {
 }
 
 TEST(SceneOverrides, ContactModelsOfMaterials) {
-  const Scene s =
-      Load({"materials.default.model=lagged", "materials.rubber.model=similar",
-            "materials.rubber.hunt_crossley_dissipation=12.5",
-            "materials.default.stiction_tolerance=2e-3"});
+  const Scene s = LoadWith({"materials.default.model=lagged",
+                            "materials.rubber.model=similar",
+                            "materials.rubber.hunt_crossley_dissipation=12.5",
+                            "materials.default.stiction_tolerance=2e-3"});
   const Material& def = s.materials[s.FindMaterial("default")];
   const Material& rubber = s.materials[s.FindMaterial("rubber")];
   EXPECT_EQ(def.model, ContactModel::kLagged);
@@ -78,11 +78,11 @@ TEST(SceneOverrides, ContactModelsOfMaterials) {
 }
 
 TEST(SceneOverrides, BodiesByNameAndListElements) {
-  const Scene s =
-      Load({"bodies.box.mass=5", "bodies.box.position.2=0.5",
-            "bodies.ball.angular_velocity.1=4", "bodies.ball.shape.radius=0.04",
-            "bodies.ball.grid.count=[3,1,1]", "gravity.2=-1.62",
-            "bodies.box.velocity=[1, 2, 3]"});
+  const Scene s = LoadWith({"bodies.box.mass=5", "bodies.box.position.2=0.5",
+                            "bodies.ball.angular_velocity.1=4",
+                            "bodies.ball.shape.radius=0.04",
+                            "bodies.ball.grid.count=[3,1,1]", "gravity.2=-1.62",
+                            "bodies.box.velocity=[1, 2, 3]"});
   const Body& box = s.bodies[s.FindBody("box")];
   EXPECT_EQ(box.mass, 5.0);
   EXPECT_NEAR(box.inertia(0, 0), 5.0 * 0.08 / 12.0, 1e-15);
@@ -103,7 +103,7 @@ TEST(SceneOverrides, BodiesByNameAndListElements) {
 
 TEST(SceneOverrides, ExclusiveFieldsReplaceEachOther) {
   const Scene s =
-      Load({"bodies.ball.mass=2", "bodies.box.quaternion=[1,0,0,0]"});
+      LoadWith({"bodies.ball.mass=2", "bodies.box.quaternion=[1,0,0,0]"});
   const Body& ball = s.bodies[s.FindBody("ball_0_0_0")];
   EXPECT_EQ(ball.mass, 2.0);  // density removed
   const Body& box = s.bodies[s.FindBody("box")];
@@ -111,7 +111,7 @@ TEST(SceneOverrides, ExclusiveFieldsReplaceEachOther) {
 }
 
 TEST(SceneOverrides, LaterOverridesWin) {
-  const Scene s = Load({"time_step=0.01", "time_step=0.02"});
+  const Scene s = LoadWith({"time_step=0.01", "time_step=0.02"});
   EXPECT_EQ(s.time_step, 0.02);
 }
 
@@ -139,7 +139,7 @@ class BadOverrideTest : public ::testing::TestWithParam<BadOverride> {};
 TEST_P(BadOverrideTest, FailsNamingFileOverrideAndField) {
   const BadOverride& c = GetParam();
   try {
-    Load({c.assignment});
+    LoadWith({c.assignment});
     FAIL() << "no SceneError for " << c.assignment;
   } catch (const SceneError& e) {
     const std::string msg = e.what();

@@ -7,16 +7,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+
+#include "tests/common/repo_root.h"
 
 namespace sapcontact {
 namespace testing_util {
-
-/// The repository root, from this file's path (tests/sim/scene/...).
-inline std::string RepoRoot() {
-  const std::string f = __FILE__;
-  return f.substr(0, f.rfind("/tests/"));
-}
 
 inline std::string ScenePath(const std::string& name) {
   return RepoRoot() + "/config/scenes/" + name + ".yaml";
@@ -32,6 +29,17 @@ inline std::string WriteTempScene(const std::string& name,
   const std::string path = (dir / name).string();
   std::ofstream(path) << text;
   return path;
+}
+
+/// The 1-based number of the line of `text` that carries the marker "#<"
+/// (-1 if none): where a bad-input case expects its error.
+inline int MarkedLine(const std::string& text) {
+  std::istringstream is(text);
+  std::string line;
+  for (int n = 1; std::getline(is, line); ++n) {
+    if (line.find("#<") != std::string::npos) return n;
+  }
+  return -1;
 }
 
 }  // namespace testing_util

@@ -11,11 +11,12 @@
 #include <stdexcept>
 
 #include "sapcontact/sim/scene/scene_yaml_reader.h"
+#include "tests/common/constants.h"
 
 namespace sapcontact {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
+using test_constants::kPi;
 
 Eigen::VectorXd V(double x) { return Eigen::VectorXd::Constant(1, x); }
 Eigen::VectorXd V3(double x, double y, double z) {

@@ -45,7 +45,7 @@ std::string Ground(double duration, const std::string& body) {
 }
 
 // The states of body 1 after each of `steps` steps.
-std::vector<BodyState> Trajectory(const Scene& scene, int steps) {
+std::vector<BodyState> FinalStates(const Scene& scene, int steps) {
   TimeStepper stepper(scene);
   std::vector<BodyState> out;
   for (int i = 0; i < steps; ++i) {
@@ -83,8 +83,8 @@ TEST(MeshContact, MeshCubeFollowsTheBoxPrimitive) {
                             std::string(motion)));
     ASSERT_TRUE(
         mesh.bodies[1].inertia.isApprox(primitive.bodies[1].inertia, 1e-14));
-    const std::vector<BodyState> a = Trajectory(primitive, 600);
-    const std::vector<BodyState> b = Trajectory(mesh, 600);
+    const std::vector<BodyState> a = FinalStates(primitive, 600);
+    const std::vector<BodyState> b = FinalStates(mesh, 600);
     double worst = 0.0;
     for (size_t i = 0; i < a.size(); ++i) {
       worst = std::max(

@@ -21,15 +21,15 @@
 namespace sapcontact {
 namespace {
 
-struct PatternCase {
+struct HessianPattern {
   std::string name;
   std::vector<int> sizes;
   std::vector<std::pair<int, int>> edges;
 };
 
-std::vector<PatternCase> MakeCases() {
+std::vector<HessianPattern> MakeCases() {
   std::mt19937 rng(2022);
-  std::vector<PatternCase> cases;
+  std::vector<HessianPattern> cases;
   auto add = [&](std::string name, int num_blocks,
                  std::vector<std::pair<int, int>> edges) {
     cases.push_back({std::move(name),
@@ -53,8 +53,8 @@ std::vector<PatternCase> MakeCases() {
 }
 
 // ||H x - b|| / (||H||_F ||x|| + ||b||), with the block product.
-double RelativeResidual(const BlockSparseSymmetricMatrix& H,
-                        const Eigen::VectorXd& x, const Eigen::VectorXd& b) {
+double HessianResidual(const BlockSparseSymmetricMatrix& H,
+                       const Eigen::VectorXd& x, const Eigen::VectorXd& b) {
   Eigen::VectorXd Hx;
   H.Multiply(x, &Hx);
   return (Hx - b).norm() / (H.ToDense().norm() * x.norm() + b.norm());
@@ -62,7 +62,7 @@ double RelativeResidual(const BlockSparseSymmetricMatrix& H,
 
 TEST(HessianFactorization, DenseAndCholmodAgreeOnRandomPatterns) {
   std::mt19937 rng(1);
-  for (const PatternCase& c : MakeCases()) {
+  for (const HessianPattern& c : MakeCases()) {
     SCOPED_TRACE(c.name);
     BlockSparseSymmetricMatrix H(BlockSparsityPattern(c.sizes, c.edges));
     test::FillRandomSpd(&H, &rng);
@@ -78,8 +78,8 @@ TEST(HessianFactorization, DenseAndCholmodAgreeOnRandomPatterns) {
     cholmod.SolveInPlace(&x_cholmod);
 
     EXPECT_LT((x_dense - x_cholmod).norm(), 1e-10 * x_dense.norm());
-    EXPECT_LT(RelativeResidual(H, x_dense, b), 1e-14);
-    EXPECT_LT(RelativeResidual(H, x_cholmod, b), 1e-14);
+    EXPECT_LT(HessianResidual(H, x_dense, b), 1e-14);
+    EXPECT_LT(HessianResidual(H, x_cholmod, b), 1e-14);
     EXPECT_EQ(dense.size(), H.size());
     EXPECT_EQ(cholmod.size(), H.size());
     // nnz(L) is at least the lower triangle of H and at most dense.
@@ -114,7 +114,7 @@ TEST(HessianFactorization, SymbolicAnalysisOncePerPattern) {
       Eigen::VectorXd x = b, x_dense = b;
       f.SolveInPlace(&x);
       dense.SolveInPlace(&x_dense);
-      EXPECT_LT(RelativeResidual(H, x, b), 1e-14);
+      EXPECT_LT(HessianResidual(H, x, b), 1e-14);
       EXPECT_LT((x - x_dense).norm(), 1e-10 * x_dense.norm());
     }
     EXPECT_EQ(f.statistics().symbolic_analyses, 1);
@@ -140,7 +140,7 @@ TEST(HessianFactorization, SymbolicAnalysisOncePerPattern) {
     EXPECT_EQ(f.statistics().block_renumberings, 1);
     Eigen::VectorXd b = test::RandomVector(H.size(), &rng), x = b;
     f.SolveInPlace(&x);
-    EXPECT_LT(RelativeResidual(H_reordered, x, b), 1e-14);
+    EXPECT_LT(HessianResidual(H_reordered, x, b), 1e-14);
 
     // A new contact patch changes the pattern: a new analysis.
     int a = 0;
@@ -153,7 +153,7 @@ TEST(HessianFactorization, SymbolicAnalysisOncePerPattern) {
     b = test::RandomVector(H.size(), &rng);
     x = b;
     f.SolveInPlace(&x);
-    EXPECT_LT(RelativeResidual(H_new, x, b), 1e-14);
+    EXPECT_LT(HessianResidual(H_new, x, b), 1e-14);
     EXPECT_EQ(f.statistics().numeric_factorizations, 8);
 
     // Same graph, one block size changed: a new analysis.
@@ -167,7 +167,7 @@ TEST(HessianFactorization, SymbolicAnalysisOncePerPattern) {
     b = test::RandomVector(H_resized.size(), &rng);
     x = b;
     f.SolveInPlace(&x);
-    EXPECT_LT(RelativeResidual(H_resized, x, b), 1e-14);
+    EXPECT_LT(HessianResidual(H_resized, x, b), 1e-14);
     EXPECT_EQ(f.statistics().failed_factorizations, 0);
   }
 }
@@ -208,7 +208,7 @@ TEST(HessianFactorization, NotPositiveDefiniteReturnsFalseSilently) {
     test::FillRandomSpd(&H, &rng);
     ASSERT_TRUE(f->Factor(H));
     f->SolveInPlace(&b);
-    EXPECT_LT(RelativeResidual(H, b, Eigen::VectorXd::Ones(H.size())), 1e-14);
+    EXPECT_LT(HessianResidual(H, b, Eigen::VectorXd::Ones(H.size())), 1e-14);
     EXPECT_EQ(f->statistics().numeric_factorizations, 3);
     EXPECT_EQ(f->statistics().failed_factorizations, 2);
     EXPECT_EQ(f->statistics().symbolic_analyses,
@@ -352,13 +352,13 @@ TEST(HessianFactorization, FactoryPreconditionsAndMoves) {
   const Eigen::VectorXd b = test::RandomVector(H.size(), &rng);
   Eigen::VectorXd x = b;
   moved.SolveInPlace(&x);
-  EXPECT_LT(RelativeResidual(H, x, b), 1e-14);
+  EXPECT_LT(HessianResidual(H, x, b), 1e-14);
   EXPECT_THROW(original.Factor(H), std::logic_error);  // NOLINT: moved-from
   CholmodHessianFactorization assigned;
   assigned = std::move(moved);
   x = b;
   assigned.SolveInPlace(&x);
-  EXPECT_LT(RelativeResidual(H, x, b), 1e-14);
+  EXPECT_LT(HessianResidual(H, x, b), 1e-14);
   EXPECT_EQ(assigned.statistics().symbolic_analyses, 1);
 
   // The empty matrix (no trees) factors trivially.

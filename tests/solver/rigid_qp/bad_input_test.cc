@@ -7,12 +7,13 @@
 
 #include "sapcontact/solver/rigid_qp/contact_kkt_checker.h"
 #include "sapcontact/solver/rigid_qp/rigid_qp_solver.h"
+#include "tests/common/constants.h"
 
 namespace sapcontact {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test_constants::kInf;
 
 RigidContactProblem Good() {
   Eigen::MatrixXd W = Eigen::MatrixXd::Identity(6, 6);

@@ -40,12 +40,13 @@
 #include "sapcontact/solver/rigid_qp/delassus_operator.h"
 #include "sapcontact/solver/rigid_qp/rigid_qp_solver.h"
 #include "sapcontact/solver/sap/sap_solver.h"
+#include "tests/common/constants.h"
 #include "tests/solver/rigid_qp/random_rigid_problems.h"
 
 namespace sapcontact {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test_constants::kInf;
 
 // Rigid contact parameters: k = inf, tau_d = 0.
 ContactParameters Rigid(double mu) { return ContactParameters{kInf, 0.0, mu}; }

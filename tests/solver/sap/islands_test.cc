@@ -41,7 +41,7 @@ SapProblem ManyIslands(double jiggle) {
   return p;
 }
 
-SapSolverParameters Tight(bool islands) {
+SapSolverParameters TightIslands(bool islands) {
   SapSolverParameters params;
   params.rel_tolerance = 1e-10;
   params.islands = islands;
@@ -50,7 +50,7 @@ SapSolverParameters Tight(bool islands) {
 
 TEST(Islands, SameAnswerAsTheMonolithicSolve) {
   const SapProblem p = ManyIslands(0.05);
-  SapSolver by_island(Tight(true)), monolithic(Tight(false));
+  SapSolver by_island(TightIslands(true)), monolithic(TightIslands(false));
   const SapSolverResults a = by_island.Solve(p), b = monolithic.Solve(p);
   ASSERT_TRUE(a.converged()) << a.message;
   ASSERT_TRUE(b.converged()) << b.message;
@@ -73,7 +73,7 @@ TEST(Islands, SameAnswerAsTheMonolithicSolve) {
 
 TEST(Islands, EachIslandConvergesOnItsOwnAndIsAccountedFor) {
   const SapProblem p = ManyIslands(0.05);
-  SapSolver solver(Tight(true));
+  SapSolver solver(TightIslands(true));
   const SapSolverResults r = solver.Solve(p);
   ASSERT_TRUE(r.converged()) << r.message;
   const SapSolverStatistics& s = r.statistics;
@@ -86,8 +86,9 @@ TEST(Islands, EachIslandConvergesOnItsOwnAndIsAccountedFor) {
     EXPECT_EQ(is.trees, trees[i]) << "island " << i;
     EXPECT_EQ(is.velocities, 6 * trees[i]);
     // kAuto's rule: dense up to dense_size_threshold DOFs or for one tree.
-    EXPECT_EQ(is.dense, is.velocities <= Tight(true).dense_size_threshold ||
-                            is.trees == 1)
+    EXPECT_EQ(is.dense,
+              is.velocities <= TightIslands(true).dense_size_threshold ||
+                  is.trees == 1)
         << "island " << i;
     EXPECT_LE(is.final_scaled_residual, 1e-10) << "island " << i;
     sum += is.newton_iterations;
@@ -111,7 +112,7 @@ TEST(Islands, AConvergedIslandStopsIterating) {
   SapProblem p = fixtures::Chain(4, rest);
   const int resting_trees = static_cast<int>(p.trees.size());
   Append(fixtures::Chain(5, slide), &p);
-  SapSolver solver(Tight(true));
+  SapSolver solver(TightIslands(true));
   const SapSolverResults first = solver.Solve(p);
   ASSERT_TRUE(first.converged());
   const SapSolverResults again = solver.Solve(p, &first.v);
@@ -150,7 +151,8 @@ TEST(Islands, AOneTreeIslandIsFactoredDenselyAtAnySize) {
   s.jiggle = 0.05;
   Append(fixtures::Grid(9, s), &p);
 
-  SapSolverParameters automatic = Tight(true), cholmod = Tight(true);
+  SapSolverParameters automatic = TightIslands(true),
+                      cholmod = TightIslands(true);
   cholmod.linear_solver = LinearSolverType::kCholmod;
   SapSolver a_solver(automatic), c_solver(cholmod);
   const SapSolverResults a = a_solver.Solve(p), c = c_solver.Solve(p);

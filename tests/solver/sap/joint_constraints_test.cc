@@ -9,12 +9,13 @@
 
 #include "sapcontact/solver/sap/sap_model.h"
 #include "sapcontact/solver/sap/sap_solver.h"
+#include "tests/common/constants.h"
 #include "tests/solver/sap/test_problems.h"
 
 namespace sapcontact {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using test_constants::kInf;
 
 struct Eval {
   double cost{0};

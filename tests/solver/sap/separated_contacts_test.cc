@@ -16,7 +16,7 @@ namespace {
 using testing::GroundContactJacobian;
 using testing::RandomProblem;
 
-SapSolverParameters Tight(bool exclude) {
+SapSolverParameters TightExclusion(bool exclude) {
   SapSolverParameters params;
   params.rel_tolerance = 1e-12;
   params.exclude_separated_contacts = exclude;
@@ -34,7 +34,7 @@ TEST(SeparatedContacts, SameSolutionAsEveryContactAConstraint) {
         Eigen::VectorXd::Constant(p.num_velocities(), 0.01);
     for (const Eigen::VectorXd* g :
          {static_cast<const Eigen::VectorXd*>(nullptr), &guess}) {
-      SapSolver all(Tight(false)), graph(Tight(true));
+      SapSolver all(TightExclusion(false)), graph(TightExclusion(true));
       const SapSolverResults a = all.Solve(p, g), b = graph.Solve(p, g);
       ASSERT_TRUE(a.converged()) << a.message;
       ASSERT_TRUE(b.converged()) << b.message;
@@ -96,7 +96,7 @@ TEST(SeparatedContacts, AGapTheStepClosesPushes) {
   // and only from where the gap closes: gamma_n = k (dt + tau_d)
   // (-phi0 - dt v_n) (docs/theory.md §3).
   const SapProblem p = FallingBox(-1.0, 5e-4);
-  SapSolver solver(Tight(true));
+  SapSolver solver(TightExclusion(true));
   const SapSolverResults r = solver.Solve(p);
   ASSERT_TRUE(r.converged());
   EXPECT_EQ(r.statistics.excluded_contacts, 0);

@@ -18,7 +18,7 @@ namespace {
 using testing::CostIsMonotone;
 using testing::RandomProblem;
 
-SapSolverParameters Tight(bool predict) {
+SapSolverParameters TightPrediction(bool predict) {
   SapSolverParameters params;
   params.rel_tolerance = 1e-10;
   params.stiction_prediction = predict;
@@ -51,7 +51,7 @@ TEST(StictionPrediction, BoxesThatMustStopStopInFewerIterations) {
   // (sliding) the exact Newton step overshoots through v_t = 0 at the
   // sliding contacts, and the exact line search stops at one of them.
   const SapProblem p = SlidingGrid(8, 0.002);
-  SapSolver predicted(Tight(true)), exact(Tight(false));
+  SapSolver predicted(TightPrediction(true)), exact(TightPrediction(false));
   const SapSolverResults a = predicted.Solve(p), b = exact.Solve(p);
   ASSERT_TRUE(a.converged()) << a.message;
   ASSERT_TRUE(b.converged()) << b.message;
@@ -117,7 +117,7 @@ TEST(StictionPrediction, SameSolutionsAsExactNewton) {
   int with = 0, without = 0, predicted = 0, rejected = 0;
   for (size_t i = 0; i < problems.size(); ++i) {
     const SapProblem& p = problems[i];
-    SapSolver on(Tight(true)), off(Tight(false));
+    SapSolver on(TightPrediction(true)), off(TightPrediction(false));
     const SapSolverResults a = on.Solve(p), b = off.Solve(p);
     ASSERT_TRUE(a.converged()) << "problem " << i << ": " << a.message;
     ASSERT_TRUE(b.converged()) << "problem " << i << ": " << b.message;
