@@ -22,12 +22,12 @@ enum Parameter {
 };
 
 // d (scalar) / d theta.
-using Row = Eigen::Matrix<double, 1, kNumParameters>;
+using ParameterRow = Eigen::Matrix<double, 1, kNumParameters>;
 // d gamma / d theta.
 using Jacobian = Eigen::Matrix<double, kContactDim, kNumParameters>;
 
-Row Unit(Parameter p) {
-  Row r = Row::Zero();
+ParameterRow Unit(Parameter p) {
+  ParameterRow r = ParameterRow::Zero();
   r(p) = 1.0;
   return r;
 }
@@ -67,7 +67,7 @@ void SapPartials(const ContactConstraint& constraint,
   // v_hat_n = -phi0 / T, T = dt + tau_d; -phi0 / dt for a speculative
   // contact (phi0 > 0, the branch ComputeRegularization takes).
   const double T = dt + params.dissipation_time_scale;
-  Row dv_hat = Row::Zero();
+  ParameterRow dv_hat = ParameterRow::Zero();
   if (phi0 > 0.0) {  // NormalStabilizationVelocity's branches
     dv_hat(kPhi0) = -1.0 / dt;
     dv_hat(kTimeStep) = -r.v_hat_n / dt;
@@ -78,7 +78,7 @@ void SapPartials(const ContactConstraint& constraint,
   }
   // R_n = 1 / (dt k T) on the compliant branch, the floor beta^2 w / (4 pi^2)
   // else; R_t = sigma w.
-  Row dR_n = Row::Zero();
+  ParameterRow dR_n = ParameterRow::Zero();
   if (r.near_rigid) {
     dR_n(kDelassus) = R_n / w;
   } else {
@@ -86,12 +86,12 @@ void SapPartials(const ContactConstraint& constraint,
     dR_n(kDissipation) = -R_n / T;
     dR_n(kTimeStep) = -R_n * (1.0 / dt + 1.0 / T);
   }
-  Row dR_t = Row::Zero();
+  ParameterRow dR_t = ParameterRow::Zero();
   dR_t(kDelassus) = reg.friction_regularization;
-  const Row dy_n = (dv_hat - y_n * dR_n) / R_n;
+  const ParameterRow dy_n = (dv_hat - y_n * dR_n) / R_n;
   // y_t = -v_t / R_t, y_r = sqrt(||y_t||^2 + eps^2).
   const Eigen::Matrix<double, 2, kNumParameters> dy_t = -(y_t / r.R_t) * dR_t;
-  const Row dy_r = (y_t.transpose() * dy_t) / y_r;
+  const ParameterRow dy_r = (y_t.transpose() * dy_t) / y_r;
 
   if (state.region == ProjectionRegion::kStiction) {  // gamma = y.
     J->row(kNormal) = dy_n;
@@ -102,8 +102,8 @@ void SapPartials(const ContactConstraint& constraint,
   // Region II.
   const double D = 1.0 + mu * mu * rho;
   const double gamma_n = state.gamma(kNormal);
-  const Row drho = (dR_t - rho * dR_n) / R_n;
-  Row dgamma_n =
+  const ParameterRow drho = (dR_t - rho * dR_n) / R_n;
+  ParameterRow dgamma_n =
       dy_n / D + (mu * (y_r - mu * gamma_n) / D) * drho + (mu * rho / D) * dy_r;
   dgamma_n(kFriction) += rho * (y_r - 2.0 * mu * gamma_n) / D;
   // t_hat = y_t / y_r.
@@ -133,7 +133,7 @@ void HuntCrossleyPartials(const ContactConstraint& constraint,
   const double d = c.d;
   // k_eff: the stiffness, or the floor 4 pi^2 / (beta^2 w dt^2) (as the
   // forward code's near_rigid flag says).
-  Row dk = Row::Zero();
+  ParameterRow dk = ParameterRow::Zero();
   if (c.near_rigid) {
     dk(kTimeStep) = -2.0 * k / dt;
     dk(kDelassus) = -k / w;
@@ -141,29 +141,30 @@ void HuntCrossleyPartials(const ContactConstraint& constraint,
     dk(kStiffness) = 1.0;
   }
   // f_e0 = -k_eff phi0.
-  const Row df_e0 = -phi0 * dk - k * Unit(kPhi0);
+  const ParameterRow df_e0 = -phi0 * dk - k * Unit(kPhi0);
 
   // The previous step's impulse, as ComputeHuntCrossley() computes it:
   // elastic0 = dt (f_e0)_+, damping0 = (1 - d v_n0)_+, n0 = elastic0
   // min(damping0, 2), eps_s = max(v_s, mu R_t elastic0 damping0).
   const double elastic0 = dt * std::max(0.0, c.f_e0);
-  Row delastic0 = Row::Zero();
+  ParameterRow delastic0 = ParameterRow::Zero();
   if (0.0 < c.f_e0) delastic0 = dt * df_e0 + c.f_e0 * Unit(kTimeStep);
   const double damping0 = std::max(0.0, 1.0 - d * v_n0);
-  Row ddamping0 = Row::Zero();
+  ParameterRow ddamping0 = ParameterRow::Zero();
   if (0.0 < 1.0 - d * v_n0) {
     ddamping0(kDissipation) = -v_n0;
     ddamping0(kNormalVelocity0) = -d;
   }
   const bool capped = 2.0 < damping0;
   const double n0 = elastic0 * (capped ? 2.0 : damping0);
-  const Row dn0 = delastic0 * (capped ? 2.0 : damping0) +
-                  (capped ? Row::Zero() : Row(elastic0 * ddamping0));
+  const ParameterRow dn0 =
+      delastic0 * (capped ? 2.0 : damping0) +
+      (capped ? ParameterRow::Zero() : ParameterRow(elastic0 * ddamping0));
   // R_t = sigma w.
   const double R_t = reg.friction_regularization * w;
-  Row dR_t = Row::Zero();
+  ParameterRow dR_t = ParameterRow::Zero();
   dR_t(kDelassus) = reg.friction_regularization;
-  Row deps = Row::Zero();
+  ParameterRow deps = ParameterRow::Zero();
   if (params.stiction_tolerance < c.mu * R_t * elastic0 * damping0) {
     deps = R_t * (elastic0 * damping0 * Unit(kFriction) +
                   mu * damping0 * delastic0 + mu * elastic0 * ddamping0) +
@@ -183,25 +184,26 @@ void HuntCrossleyPartials(const ContactConstraint& constraint,
 
   // n(v) = dt P Q, P = f_e0 - dt k_eff v, Q = 1 - d v, for v < v_hat; its
   // partials at fixed v and g = -dn/dv.
-  auto normal = [&](double v, double* n, double* g, Row* dn) {
+  auto normal = [&](double v, double* n, double* g, ParameterRow* dn) {
     HuntCrossleyNormalImpulse(c, v, n, g);
     dn->setZero();
     if (!(c.v_hat - v > 0.0)) return;
     const double P = c.f_e0 - dt * k * v;
     const double Q = 1.0 - d * v;
-    const Row dP = df_e0 - (dt * v) * dk - (k * v) * Unit(kTimeStep);
-    const Row dQ = -v * Unit(kDissipation);
+    const ParameterRow dP = df_e0 - (dt * v) * dk - (k * v) * Unit(kTimeStep);
+    const ParameterRow dQ = -v * Unit(kDissipation);
     *dn = dt * (Q * dP + P * dQ) + (P * Q) * Unit(kTimeStep);
   };
 
   double n, g;
-  Row dn;
+  ParameterRow dn;
   double kink;  // |f| / L of n's kink
   if (c.model == ContactModel::kSimilar) {
     const double z = v_c(kNormal) - mu * soft_norm;
-    const Row dz = -soft_norm * Unit(kFriction) - (mu * dsoft_deps) * deps;
+    const ParameterRow dz =
+        -soft_norm * Unit(kFriction) - (mu * dsoft_deps) * deps;
     normal(z, &n, &g, &dn);
-    const Row dgamma_n = dn - g * dz;
+    const ParameterRow dgamma_n = dn - g * dz;
     J->row(kNormal) = dgamma_n;
     // gamma_t = -mu n t_hat.
     J->bottomRows<2>() = -t_hat * (n * Unit(kFriction) + mu * dgamma_n +
@@ -212,7 +214,7 @@ void HuntCrossleyPartials(const ContactConstraint& constraint,
     J->row(kNormal) = dn;
     // gamma_t = -F t_hat, F = mu n0.
     const double F = mu * n0;
-    const Row dF = n0 * Unit(kFriction) + mu * dn0;
+    const ParameterRow dF = n0 * Unit(kFriction) + mu * dn0;
     J->bottomRows<2>() = -t_hat * (dF + (F * dthat_deps) * deps);
     kink = std::abs(c.v_hat - v_c(kNormal));
   }

@@ -15,7 +15,7 @@
 namespace sapcontact {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kRigidStiffness = std::numeric_limits<double>::infinity();
 
 // Contacts of each connected component of the contact graph of S, in
 // increasing order; components ordered by their first contact.
@@ -286,7 +286,7 @@ LocalPrimalForm MakeLocalPrimalForm(const Eigen::SparseMatrix<double>& W,
       c.first = {static_cast<int>(b), J.middleRows(3 * l, 3)};
       c.second.reset();
       c.phi0 = -bn(l) * p.time_step;  // v_hat_n = -phi0 / dt = b
-      c.parameters = ContactParameters{kInf, 0.0, mu(cs[l])};
+      c.parameters = ContactParameters{kRigidStiffness, 0.0, mu(cs[l])};
       c.name = "contact " + std::to_string(cs[l]);
     }
   }

@@ -4,23 +4,9 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "sapcontact/studies/shell_quote.h"
+
 namespace sapcontact {
-namespace {
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
-}  // namespace
-
 std::string GnuplotString(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {

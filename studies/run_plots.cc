@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 // Bodies named in the legend; the others are drawn without a name.
 constexpr size_t kMaxLegendBodies = 12;
 
-std::string Num(double v) {
+std::string PlotNumber(double v) {
   char buffer[40];
   std::snprintf(buffer, sizeof(buffer), "%.10g", v);
   return buffer;
@@ -118,8 +118,9 @@ void WriteRunPlots(const std::string& output_dir) {
                  vz = traj.Number(vz_col);
     auto [it, inserted] = lines.try_emplace(body);
     if (inserted) bodies.push_back(body);
-    it->second += Num(traj.Number(t_col)) + " " + Num(traj.Number(z_col)) +
-                  " " + Num(std::sqrt(vx * vx + vy * vy + vz * vz)) + "\n";
+    it->second += PlotNumber(traj.Number(t_col)) + " " +
+                  PlotNumber(traj.Number(z_col)) + " " +
+                  PlotNumber(std::sqrt(vx * vx + vy * vy + vz * vz)) + "\n";
   }
   // steps.dat: time contacts iterations solver[ms] penetration[mm]
   // kinetic potential elastic total.
@@ -143,10 +144,11 @@ void WriteRunPlots(const std::string& output_dir) {
   while (steps.Next()) {
     double v[8];
     for (int c = 0; c < 8; ++c) v[c] = steps.Number(step_col[c]);
-    step_lines += Num(v[0]) + " " + Num(v[1]) + " " + Num(v[2]) + " " +
-                  Num(1e3 * v[3]) + " " + Num(1e3 * v[4]) + " " + Num(v[5]) +
-                  " " + Num(v[6]) + " " + Num(v[7]) + " " +
-                  Num(v[5] + v[6] + v[7]) + "\n";
+    step_lines += PlotNumber(v[0]) + " " + PlotNumber(v[1]) + " " +
+                  PlotNumber(v[2]) + " " + PlotNumber(1e3 * v[3]) + " " +
+                  PlotNumber(1e3 * v[4]) + " " + PlotNumber(v[5]) + " " +
+                  PlotNumber(v[6]) + " " + PlotNumber(v[7]) + " " +
+                  PlotNumber(v[5] + v[6] + v[7]) + "\n";
     ++step_rows;
   }
   if (step_rows == 0) {

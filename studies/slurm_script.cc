@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "sapcontact/studies/shell_quote.h"
+
 namespace sapcontact {
 namespace {
 
@@ -16,13 +18,6 @@ std::string JobName(const std::string& name) {
 }
 
 }  // namespace
-
-std::string ShellQuote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text)
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 std::string SlurmArrayScript(const SlurmArraySpec& spec) {
   if (spec.tasks < 1) {

@@ -36,7 +36,4 @@ struct SlurmArraySpec {
 /// path is not absolute.
 std::string SlurmArrayScript(const SlurmArraySpec& spec);
 
-/// `text` quoted for bash (single quotes; ' as '\'').
-std::string ShellQuote(const std::string& text);
-
 }  // namespace sapcontact

@@ -16,7 +16,7 @@
 namespace sapcontact {
 namespace {
 
-std::string Num(double v) {
+std::string PlotValue(double v) {
   if (!std::isfinite(v)) return "NaN";
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.10g", v);
@@ -152,7 +152,8 @@ bool AddPlot(const SweepTable& t, const PlotSpec& p, const std::string& dir,
   auto write_block = [&](std::vector<std::vector<double>>& rows) {
     std::sort(rows.begin(), rows.end());
     for (const auto& r : rows) {
-      for (size_t i = 0; i < r.size(); ++i) out << (i ? " " : "") << Num(r[i]);
+      for (size_t i = 0; i < r.size(); ++i)
+        out << (i ? " " : "") << PlotValue(r[i]);
       out << "\n";
     }
     out << "\n\n";
@@ -223,8 +224,9 @@ bool AddPlot(const SweepTable& t, const PlotSpec& p, const std::string& dir,
     if (vc >= 0) {
       const double v = Median(s.vline_values);
       if (valid(v, logx)) {
-        arrows.push_back("set arrow from " + Num(v) + ", graph 0 to " + Num(v) +
-                         ", graph 1 nohead dt 3 lw 2 lc rgb " + color);
+        arrows.push_back("set arrow from " + PlotValue(v) + ", graph 0 to " +
+                         PlotValue(v) + ", graph 1 nohead dt 3 lw 2 lc rgb " +
+                         color);
         clauses.push_back("NaN with lines dt 3 lw 2 lc rgb " + color +
                           " title " +
                           GnuplotString((p.vertical_line_label.empty()
@@ -238,8 +240,9 @@ bool AddPlot(const SweepTable& t, const PlotSpec& p, const std::string& dir,
   if (!std::isnan(p.reference_slope) && std::isfinite(anchor_x) &&
       (!logx || anchor_x > 0)) {
     char expr[256];
-    std::snprintf(expr, sizeof(expr), "%s*(x/%s)**(%g)", Num(anchor_y).c_str(),
-                  Num(anchor_x).c_str(), p.reference_slope);
+    std::snprintf(expr, sizeof(expr), "%s*(x/%s)**(%g)",
+                  PlotValue(anchor_y).c_str(), PlotValue(anchor_x).c_str(),
+                  p.reference_slope);
     char label[64];
     std::snprintf(label, sizeof(label), "reference line, slope %g",
                   p.reference_slope);

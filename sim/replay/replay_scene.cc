@@ -14,12 +14,12 @@
 namespace sapcontact {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
-Json PoseJson(const Pose& p) {
+OrderedJson PoseJson(const Pose& p) {
   const Eigen::Quaterniond& q = p.orientation;
-  return Json{p.position.x(), p.position.y(), p.position.z(), q.w(),
-              q.x(),          q.y(),          q.z()};
+  return OrderedJson{p.position.x(), p.position.y(), p.position.z(), q.w(),
+                     q.x(),          q.y(),          q.z()};
 }
 
 Pose ToPose(const Eigen::Isometry3d& X) {
@@ -45,11 +45,11 @@ class MeshTable {
     const auto it = index_.find(mesh);
     if (it != index_.end()) return it->second;
     const ConvexHull& hull = mesh->hull;
-    Json vertices = Json::array();
+    OrderedJson vertices = OrderedJson::array();
     for (const Vector3& v : hull.vertices) {
       for (int k = 0; k < 3; ++k) vertices.push_back(Significant7(v[k]));
     }
-    Json faces = Json::array();
+    OrderedJson faces = OrderedJson::array();
     for (const ConvexHull::Face& f : hull.faces) faces.push_back(f.vertices);
     json_.push_back({{"file", mesh->file},
                      {"vertices", std::move(vertices)},
@@ -58,11 +58,11 @@ class MeshTable {
     index_[mesh] = index;
     return index;
   }
-  const Json& json() const { return json_; }
+  const OrderedJson& json() const { return json_; }
 
  private:
   std::map<const MeshShape*, int> index_;
-  Json json_ = Json::array();
+  OrderedJson json_ = OrderedJson::array();
 };
 
 // The visual meshes of a scene (each mesh once, vertices and triangles as
@@ -72,11 +72,11 @@ class VisualMeshTable {
   int Index(const VisualGeometry& v) {
     const auto it = index_.find(v.mesh.get());
     if (it != index_.end()) return it->second;
-    Json vertices = Json::array();
+    OrderedJson vertices = OrderedJson::array();
     for (const Vector3& x : v.mesh->vertices) {
       for (int k = 0; k < 3; ++k) vertices.push_back(Significant7(x[k]));
     }
-    Json triangles = Json::array();
+    OrderedJson triangles = OrderedJson::array();
     for (const std::array<int, 3>& t : v.mesh->triangles) {
       for (int k = 0; k < 3; ++k) triangles.push_back(t[k]);
     }
@@ -87,17 +87,17 @@ class VisualMeshTable {
     index_[v.mesh.get()] = index;
     return index;
   }
-  const Json& json() const { return json_; }
+  const OrderedJson& json() const { return json_; }
 
  private:
   std::map<const TriangleMesh*, int> index_;
-  Json json_ = Json::array();
+  OrderedJson json_ = OrderedJson::array();
 };
 
 // A visual: shape and parameters (or the index of its mesh), pose in the
 // link frame, colour when the URDF gives one.
-Json VisualJson(const VisualGeometry& v, VisualMeshTable* meshes) {
-  Json o;
+OrderedJson VisualJson(const VisualGeometry& v, VisualMeshTable* meshes) {
+  OrderedJson o;
   o["name"] = v.name;
   o["shape"] = ShapeTypeName(v.type);
   switch (v.type) {
@@ -126,7 +126,7 @@ Json VisualJson(const VisualGeometry& v, VisualMeshTable* meshes) {
 
 // Writes `list` one entry per line after `key` into `text` (which ends
 // before the closing brace).
-void AppendTable(std::string* text, const char* key, const Json& list) {
+void AppendTable(std::string* text, const char* key, const OrderedJson& list) {
   const auto replace = nlohmann::json::error_handler_t::replace;
   *text += std::string(",\n \"") + key + "\": [";
   for (size_t i = 0; i < list.size(); ++i) {
@@ -137,7 +137,7 @@ void AppendTable(std::string* text, const char* key, const Json& list) {
 
 // The shape's name and parameters (sim/geometry/shape_traits.h), its
 // bounding radius, and for a mesh the index of its hull in `meshes`.
-Json ShapeFields(const Shape& s, MeshTable* meshes, Json object) {
+OrderedJson ShapeFields(const Shape& s, MeshTable* meshes, OrderedJson object) {
   object["shape"] = ShapeTypeName(s.type);
   for (const ShapeParameter& p : TraitsOf(s.type).parameters) {
     if (p.kind == ShapeParameterKind::kFile) {
@@ -145,7 +145,7 @@ Json ShapeFields(const Shape& s, MeshTable* meshes, Json object) {
       continue;
     }
     const std::vector<double> values = ShapeParameterValues(s, p);
-    object[p.key] = p.count == 1 ? Json(values[0]) : Json(values);
+    object[p.key] = p.count == 1 ? OrderedJson(values[0]) : OrderedJson(values);
   }
   if (s.mesh != nullptr) object["mesh"] = meshes->Index(s.mesh.get());
   if (TraitsOf(s.type).bounded) object["bounding_radius"] = BoundingRadius(s);
@@ -155,20 +155,20 @@ Json ShapeFields(const Shape& s, MeshTable* meshes, Json object) {
 }  // namespace
 
 std::string ReplaySceneJson(const Scene& scene) {
-  Json j;
+  OrderedJson j;
   j["format"] = "sapcontact replay scene";
   j["version"] = 1;
   j["scene"] = scene.source;
   j["time_step"] = scene.time_step;
   j["output_every"] = scene.output.every;
   j["duration"] = scene.duration;
-  Json materials = Json::array();
+  OrderedJson materials = OrderedJson::array();
   for (const Material& m : scene.materials) materials.push_back(m.name);
   j["materials"] = materials;
-  Json objects = Json::array();
+  OrderedJson objects = OrderedJson::array();
   MeshTable meshes;
   for (const Body& b : scene.bodies) {
-    Json o;
+    OrderedJson o;
     o["name"] = b.name;
     o["kind"] = "body";
     o = ShapeFields(b.shape, &meshes, o);
@@ -180,7 +180,7 @@ std::string ReplaySceneJson(const Scene& scene) {
   }
   // Robot links: their frames move (replay_poses.csv), their collision
   // geometry and visuals are fixed in them.
-  Json links = Json::array();
+  OrderedJson links = OrderedJson::array();
   VisualMeshTable visual_meshes;
   std::vector<Eigen::Isometry3d> X_WL;
   for (const RobotSpec& r : scene.robots) {
@@ -189,23 +189,23 @@ std::string ReplaySceneJson(const Scene& scene) {
     const std::vector<bool> moves = MovingLinks(d.tree);
     const int first = static_cast<int>(links.size());
     for (int l = 0; l < d.tree.num_links(); ++l) {
-      Json link;
+      OrderedJson link;
       link["name"] = r.name + "/" + d.tree.link(l).name;
       link["motion"] = moves[l] ? "poses" : "static";
       link["pose"] = PoseJson(ToPose(X_WL[l]));
-      link["visuals"] = Json::array();
+      link["visuals"] = OrderedJson::array();
       links.push_back(link);
     }
     for (const VisualGeometry& v : d.visuals) {
       links[first + v.link]["visuals"].push_back(VisualJson(v, &visual_meshes));
     }
     for (const RobotGeometry& g : d.geometries) {
-      const Json& link = links[first + g.link];
+      const OrderedJson& link = links[first + g.link];
       Pose X_WG;
       X_WG.position = X_WL[g.link] * g.pose_in_link.position;
       X_WG.orientation = Eigen::Quaterniond(X_WL[g.link].linear()) *
                          g.pose_in_link.orientation;
-      Json o;
+      OrderedJson o;
       o["name"] = r.name + "/" + g.name;
       o["kind"] = "link";
       o = ShapeFields(g.shape, &meshes, o);

@@ -17,7 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
-using Fail = std::function<void(const std::string&, const std::string&)>;
+using FailFunction =
+    std::function<void(const std::string&, const std::string&)>;
 
 // replay_scene.json's "meshes" (absent in files of scenes without meshes).
 std::vector<SceneMesh> ReadMeshes(
@@ -70,7 +71,7 @@ std::vector<SceneMesh> ReadMeshes(
 }
 
 // A pose [x, y, z, qw, qx, qy, qz] of 7 finite numbers into `pose`.
-void ReadPose(const Json& j, const std::string& where, const Fail& fail,
+void ReadPose(const Json& j, const std::string& where, const FailFunction& fail,
               double* pose) {
   if (!j.is_array() || j.size() != 7) {
     fail(where, "not a list of 7 numbers (x, y, z, qw, qx, qy, qz)");
@@ -84,7 +85,8 @@ void ReadPose(const Json& j, const std::string& where, const Fail& fail,
 }
 
 // "visual_meshes" (absent in files without robot visual meshes).
-std::vector<SceneVisualMesh> ReadVisualMeshes(const Json& j, const Fail& fail) {
+std::vector<SceneVisualMesh> ReadVisualMeshes(const Json& j,
+                                              const FailFunction& fail) {
   std::vector<SceneVisualMesh> meshes;
   if (!j.contains("visual_meshes")) return meshes;
   const Json& list = j["visual_meshes"];
@@ -123,7 +125,7 @@ std::vector<SceneVisualMesh> ReadVisualMeshes(const Json& j, const Fail& fail) {
 
 // "links" (absent in files written before robot links were recorded).
 std::vector<SceneLink> ReadLinks(const Json& j, size_t visual_meshes,
-                                 const Fail& fail) {
+                                 const FailFunction& fail) {
   std::vector<SceneLink> links;
   if (!j.contains("links")) return links;
   const Json& list = j["links"];

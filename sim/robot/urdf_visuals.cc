@@ -14,7 +14,7 @@
 namespace sapcontact {
 namespace {
 
-std::string Quoted(const std::string& s) { return "'" + s + "'"; }
+std::string SingleQuoted(const std::string& s) { return "'" + s + "'"; }
 
 // A number as urdfdom reads it: classic locale, the whole word, finite.
 bool ParseWord(const std::string& word, double* value) {
@@ -113,7 +113,7 @@ void UrdfVisualReader::AddMaterial(const TiXmlElement* material) {
     Fail(material->Row(), "",
          "<material>: a material outside a link needs a name");
   }
-  materials_[name] = ReadColour(material, "material " + Quoted(name));
+  materials_[name] = ReadColour(material, "material " + SingleQuoted(name));
 }
 
 std::shared_ptr<const TriangleMesh> UrdfVisualReader::ReadMesh(
@@ -176,11 +176,11 @@ bool UrdfVisualReader::ReadVisual(const TiXmlElement* v, const std::string& who,
     if (!defines && !material_name.empty()) {
       const auto it = materials_.find(material_name);
       if (it == materials_.end()) {
-        Warn(material->Row(), who + ": material " + Quoted(material_name) +
-                                  " is not defined (no <material name=" + "\"" +
-                                  material_name +
-                                  "\"> with a <color>): drawn in the page's "
-                                  "colour");
+        Warn(material->Row(),
+             who + ": material " + SingleQuoted(material_name) +
+                 " is not defined (no <material name=" + "\"" + material_name +
+                 "\"> with a <color>): drawn in the page's "
+                 "colour");
       } else {
         colour = it->second;
       }
@@ -248,8 +248,8 @@ std::vector<VisualGeometry> UrdfVisualReader::ReadVisuals(
     const char* name = v->Attribute("name");
     const bool named = name != nullptr && *name != '\0';
     const std::string label = named ? std::string(name) : std::to_string(index);
-    const std::string who = "link " + Quoted(link_name) + ": visual " +
-                            (named ? Quoted(name) : label);
+    const std::string who = "link " + SingleQuoted(link_name) + ": visual " +
+                            (named ? SingleQuoted(name) : label);
     VisualGeometry visual;
     visual.name = link_name + "/" + label;
     if (ReadVisual(v, who, &visual)) {

@@ -20,7 +20,7 @@
 namespace sapcontact {
 namespace {
 
-Matrix3 Skew(const Vector3& a) {
+Matrix3 CrossMatrix(const Vector3& a) {
   Matrix3 K;
   K << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
   return K;
@@ -30,7 +30,7 @@ Matrix3 Skew(const Vector3& a) {
 // to first order.
 Matrix3 LeftJacobian(const Vector3& phi) {
   const double t = phi.norm();
-  const Matrix3 K = Skew(phi);
+  const Matrix3 K = CrossMatrix(phi);
   if (t < 1e-4) return Matrix3::Identity() + 0.5 * K + K * K / 6.0;
   return Matrix3::Identity() + (1.0 - std::cos(t)) / (t * t) * K +
          (t - std::sin(t)) / (t * t * t) * K * K;
@@ -217,7 +217,7 @@ void TimeStepper::ImplicitStepDerivatives(StepDerivativeWork* w,
         Eigen::Matrix<double, 3, 6> dJ;
         dJ.leftCols<3>() = sign * dR;
         dJ.rightCols<3>() =
-            -sign * (dR * Skew(arm) + R * Skew(r.position - dc));
+            -sign * (dR * CrossMatrix(arm) + R * CrossMatrix(r.position - dc));
         return dJ;
       };
       // The blocks in BuildProblem's order: A's then B's, the static

@@ -6,7 +6,7 @@
 namespace sapcontact {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr double kConeInfinity = std::numeric_limits<double>::infinity();
 
 double TailNorm(const Vector3& x) { return std::hypot(x(1), x(2)); }
 
@@ -49,10 +49,10 @@ Vector3 JordanSolve(const Vector3& lambda, const Vector3& w, int dim) {
 }
 
 double ConeMaxStep(const Vector3& x, const Vector3& d, int dim) {
-  if (dim == 1) return d(0) < 0.0 ? -x(0) / d(0) : kInfinity;
+  if (dim == 1) return d(0) < 0.0 ? -x(0) / d(0) : kConeInfinity;
   // Necessary: the first component stays >= 0 (this also covers rays through
   // the apex, where f below has a double root).
-  const double axis_limit = d(0) < 0.0 ? -x(0) / d(0) : kInfinity;
+  const double axis_limit = d(0) < 0.0 ? -x(0) / d(0) : kConeInfinity;
   // f(alpha) = a alpha^2 + 2 b alpha + c, with c = x'Jx > 0. The ray leaves
   // the cone at the smallest positive root of f.
   const double a = JDot(d, d);

@@ -16,10 +16,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
 [[noreturn]] void Invalid(const std::string& what) {
   throw std::invalid_argument("ContactSpaceSapProblem: " + what);
 }
@@ -164,7 +160,7 @@ ContactSpaceSapResults ContactSpaceSapSolver::Solve(
   ContactSpaceSapStatistics& stats = results.statistics;
   SetUp(problem, x_guess, &results);
   const int analyses_start = factorization_->statistics().symbolic_analyses;
-  stats.time_setup = Seconds(t_start);
+  stats.time_setup = SecondsSince(t_start);
   FindIslands();
   stats.islands = static_cast<int>(islands_.size());
   island_state_.assign(islands_.size(), NewtonIslandState{});
@@ -190,7 +186,7 @@ ContactSpaceSapResults ContactSpaceSapSolver::Solve(
   results.gamma = gamma_;
   results.v_c = vc_;
   results.x = x_;
-  stats.time_total = Seconds(t_start);
+  stats.time_total = SecondsSince(t_start);
   return results;
 }
 
@@ -321,7 +317,7 @@ bool ContactSpaceSapSolver::ComputeDirection(int round,
         U_[blocks[b].first].transpose() *
         W_.off_diagonal_block(static_cast<int>(b)) * U_[blocks[b].second];
   }
-  stats.time_assembly += Seconds(t0);
+  stats.time_assembly += SecondsSince(t0);
 
   // dx = -(r - U z), M z = U' W r, with one step of iterative refinement.
   t0 = Clock::now();
@@ -347,7 +343,7 @@ bool ContactSpaceSapSolver::ComputeDirection(int round,
   for (int k = 0; k < nc; ++k) {
     dx_.segment<3>(3 * k) = U_[k] * z_.segment<3>(3 * k) - r_.segment<3>(3 * k);
   }
-  stats.time_factorization += Seconds(t0);
+  stats.time_factorization += SecondsSince(t0);
   if (stats.reciprocal_condition < parameters_.min_reciprocal_condition ||
       !dx_.allFinite()) {
     results->status = SapSolverStatus::kIllConditioned;
@@ -403,7 +399,7 @@ void ContactSpaceSapSolver::SearchAlongDirections(
     stats->line_search_iterations += ls_iterations;
     round_alpha = std::min(round_alpha, alpha);
   }
-  stats->time_line_search += Seconds(t0);
+  stats->time_line_search += SecondsSince(t0);
   stats->cost.push_back(round_cost_);
   stats->alpha.push_back(round_alpha);
   stats->scaled_residual.push_back(round_residual_);

@@ -33,10 +33,6 @@ void ResetKeepingStorage(SapSolverStatistics* stats) {
   *stats = std::move(fresh);
 }
 
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
 [[noreturn]] void Invalid(const char* name, double value, const char* rule) {
   std::ostringstream os;
   os << "SapSolverParameters: invalid " << name << " = " << value << " ("
@@ -206,7 +202,7 @@ void SapSolver::SolveFromCandidates(
   SapSolverStatistics& stats = results.statistics;
   ResetKeepingStorage(&stats);
   model_.Build(problem, parameters_.regularization, pool_.get());
-  stats.time_model = Seconds(t_start);
+  stats.time_model = SecondsSince(t_start);
   stats.participating_trees = model_.num_trees();
   stats.participating_velocities = model_.num_velocities();
   for (const Contact& c : problem.contacts) {
@@ -256,7 +252,7 @@ void SapSolver::SolveFromCandidates(
   stats.excluded_contacts =
       model_.num_contacts() - model_.num_active_contacts();
   PackResults(problem, &results);
-  stats.time_total = Seconds(t_start);
+  stats.time_total = SecondsSince(t_start);
   stats.time_other = stats.time_total - stats.time_model - stats.time_assembly -
                      stats.time_factorization - stats.time_line_search;
 }
@@ -709,7 +705,7 @@ void SapSolver::SearchAlongDirections(
     round_ls += island_ls_[i];
     round_alpha = std::min(round_alpha, island_alpha_[i]);
   }
-  stats->time_line_search += Seconds(t0);
+  stats->time_line_search += SecondsSince(t0);
   stats->cost.push_back(round_cost);
   stats->alpha.push_back(round_alpha);
   stats->scaled_residual.push_back(round_residual_);

@@ -14,14 +14,6 @@
 #include "sapcontact/solver/sap/sap_solver.h"
 
 namespace sapcontact {
-namespace {
-
-double SecondsSince(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
-      .count();
-}
-
-}  // namespace
 
 void SapSolver::PlanFactorization(
     const std::vector<SapModel::Island>& islands) {

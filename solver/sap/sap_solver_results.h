@@ -4,10 +4,17 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <chrono>
 #include <string>
 #include <vector>
 
 namespace sapcontact {
+
+/// Wall-clock seconds from `since` to now (the statistics' time_* fields).
+inline double SecondsSince(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
+      .count();
+}
 
 enum class SapSolverStatus {
   kConverged,            ///< Optimality criterion met (or stalled within it).
