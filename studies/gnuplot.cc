@@ -1,5 +1,7 @@
 #include "sapcontact/studies/gnuplot.h"
 
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -7,6 +9,14 @@
 #include "sapcontact/studies/shell_quote.h"
 
 namespace sapcontact {
+
+std::string GnuplotNumber(double v) {
+  if (!std::isfinite(v)) return "NaN";
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.10g", v);
+  return buffer;
+}
+
 std::string GnuplotString(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {

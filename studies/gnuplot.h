@@ -1,6 +1,6 @@
 // What the plots of studies/ share (sweep_plot.h, run_plots.h): gnuplot
-// string literals, the line colours, and running a script with gnuplot
-// (Debian gnuplot-nox, installed by scripts/setup).
+// numbers and string literals, the line colours, and running a script with
+// gnuplot (Debian gnuplot-nox, installed by scripts/setup).
 #pragma once
 
 #include <string>
@@ -11,6 +11,10 @@ namespace sapcontact {
 inline constexpr const char* kGnuplotColors[8] = {
     "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
     "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
+
+/// `v` as a number of a gnuplot data file: "%.10g", and NaN (which gnuplot
+/// leaves out of the plot) when `v` is not finite.
+std::string GnuplotNumber(double v);
 
 /// `s` as a gnuplot double-quoted string literal (", \ escaped).
 std::string GnuplotString(const std::string& s);

@@ -20,12 +20,6 @@ namespace fs = std::filesystem;
 // Bodies named in the legend; the others are drawn without a name.
 constexpr size_t kMaxLegendBodies = 12;
 
-std::string PlotNumber(double v) {
-  char buffer[40];
-  std::snprintf(buffer, sizeof(buffer), "%.10g", v);
-  return buffer;
-}
-
 // The commands common to every plot, up to the `plot` command.
 std::string Header(const std::string& file, const std::string& title,
                    const std::string& ylabel) {
@@ -118,9 +112,9 @@ void WriteRunPlots(const std::string& output_dir) {
                  vz = traj.Number(vz_col);
     auto [it, inserted] = lines.try_emplace(body);
     if (inserted) bodies.push_back(body);
-    it->second += PlotNumber(traj.Number(t_col)) + " " +
-                  PlotNumber(traj.Number(z_col)) + " " +
-                  PlotNumber(std::sqrt(vx * vx + vy * vy + vz * vz)) + "\n";
+    it->second += GnuplotNumber(traj.Number(t_col)) + " " +
+                  GnuplotNumber(traj.Number(z_col)) + " " +
+                  GnuplotNumber(std::sqrt(vx * vx + vy * vy + vz * vz)) + "\n";
   }
   // steps.dat: time contacts iterations solver[ms] penetration[mm]
   // kinetic potential elastic total.
@@ -144,11 +138,11 @@ void WriteRunPlots(const std::string& output_dir) {
   while (steps.Next()) {
     double v[8];
     for (int c = 0; c < 8; ++c) v[c] = steps.Number(step_col[c]);
-    step_lines += PlotNumber(v[0]) + " " + PlotNumber(v[1]) + " " +
-                  PlotNumber(v[2]) + " " + PlotNumber(1e3 * v[3]) + " " +
-                  PlotNumber(1e3 * v[4]) + " " + PlotNumber(v[5]) + " " +
-                  PlotNumber(v[6]) + " " + PlotNumber(v[7]) + " " +
-                  PlotNumber(v[5] + v[6] + v[7]) + "\n";
+    step_lines += GnuplotNumber(v[0]) + " " + GnuplotNumber(v[1]) + " " +
+                  GnuplotNumber(v[2]) + " " + GnuplotNumber(1e3 * v[3]) + " " +
+                  GnuplotNumber(1e3 * v[4]) + " " + GnuplotNumber(v[5]) + " " +
+                  GnuplotNumber(v[6]) + " " + GnuplotNumber(v[7]) + " " +
+                  GnuplotNumber(v[5] + v[6] + v[7]) + "\n";
     ++step_rows;
   }
   if (step_rows == 0) {

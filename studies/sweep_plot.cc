@@ -16,13 +16,6 @@
 namespace sapcontact {
 namespace {
 
-std::string PlotValue(double v) {
-  if (!std::isfinite(v)) return "NaN";
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.10g", v);
-  return buffer;
-}
-
 bool UseLog(PlotScale scale, const std::vector<double>& values) {
   if (scale != PlotScale::kAuto) return scale == PlotScale::kLog;
   double lo = INFINITY, hi = 0;
@@ -153,7 +146,7 @@ bool AddPlot(const SweepTable& t, const PlotSpec& p, const std::string& dir,
     std::sort(rows.begin(), rows.end());
     for (const auto& r : rows) {
       for (size_t i = 0; i < r.size(); ++i)
-        out << (i ? " " : "") << PlotValue(r[i]);
+        out << (i ? " " : "") << GnuplotNumber(r[i]);
       out << "\n";
     }
     out << "\n\n";
@@ -224,9 +217,9 @@ bool AddPlot(const SweepTable& t, const PlotSpec& p, const std::string& dir,
     if (vc >= 0) {
       const double v = Median(s.vline_values);
       if (valid(v, logx)) {
-        arrows.push_back("set arrow from " + PlotValue(v) + ", graph 0 to " +
-                         PlotValue(v) + ", graph 1 nohead dt 3 lw 2 lc rgb " +
-                         color);
+        arrows.push_back("set arrow from " + GnuplotNumber(v) +
+                         ", graph 0 to " + GnuplotNumber(v) +
+                         ", graph 1 nohead dt 3 lw 2 lc rgb " + color);
         clauses.push_back("NaN with lines dt 3 lw 2 lc rgb " + color +
                           " title " +
                           GnuplotString((p.vertical_line_label.empty()
@@ -241,8 +234,8 @@ bool AddPlot(const SweepTable& t, const PlotSpec& p, const std::string& dir,
       (!logx || anchor_x > 0)) {
     char expr[256];
     std::snprintf(expr, sizeof(expr), "%s*(x/%s)**(%g)",
-                  PlotValue(anchor_y).c_str(), PlotValue(anchor_x).c_str(),
-                  p.reference_slope);
+                  GnuplotNumber(anchor_y).c_str(),
+                  GnuplotNumber(anchor_x).c_str(), p.reference_slope);
     char label[64];
     std::snprintf(label, sizeof(label), "reference line, slope %g",
                   p.reference_slope);

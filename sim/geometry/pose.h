@@ -30,6 +30,13 @@ struct Pose {
   }
 };
 
+/// [a]x, the cross-product matrix: CrossMatrix(a) b = a x b.
+inline Matrix3 CrossMatrix(const Vector3& a) {
+  Matrix3 K;
+  K << 0.0, -a.z(), a.y(), a.z(), 0.0, -a.x(), -a.y(), a.x(), 0.0;
+  return K;
+}
+
 /// Orientation from roll-pitch-yaw angles [rad] (rotations about the fixed
 /// world axes x, then y, then z): R = Rz(yaw) Ry(pitch) Rx(roll), the
 /// ROS/Drake convention.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sapcontact/sim/collision/contact_motion.h"
+#include "sapcontact/sim/geometry/pose.h"
 #include "sapcontact/sim/stepping/contact_velocity.h"
 #include "sapcontact/sim/stepping/step_derivative_work.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
@@ -19,12 +20,6 @@
 
 namespace sapcontact {
 namespace {
-
-Matrix3 CrossMatrix(const Vector3& a) {
-  Matrix3 K;
-  K << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
-  return K;
-}
 
 // The left Jacobian of SO(3) at phi: exp(phi + d) = exp(J_l(phi) d) exp(phi)
 // to first order.

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "sapcontact/sim/geometry/pose.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/stepping/contact_velocity.h"
 #include "sapcontact/sim/stepping/scene_collision.h"
@@ -17,15 +18,6 @@ namespace sapcontact {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-Matrix3 Skew(const Vector3& p) {
-  Matrix3 S;
-  S << 0, -p(2), p(1), p(2), 0, -p(0), -p(1), p(0), 0;
-  return S;
-}
 
 // World-frame inertia R I_body R'.
 Matrix3 WorldInertia(const Body& body, const Pose& pose) {
@@ -44,7 +36,7 @@ void SetPointJacobian(const Matrix3& frame_rows, const Vector3& r, double sign,
   J->resize(3, 6);
   Eigen::Map<Eigen::Matrix<double, 3, 6>> J36(J->data());
   J36.leftCols<3>() = sign * frame_rows;
-  J36.rightCols<3>() = -sign * frame_rows * Skew(r);
+  J36.rightCols<3>() = -sign * frame_rows * CrossMatrix(r);
 }
 
 // Torque-free angular velocity after dt: the explicit gyroscopic step
@@ -525,7 +517,7 @@ StepInfo TimeStepper::Step() {
   const Clock::time_point t1 = Clock::now();
   info.collision_time = std::chrono::duration<double>(t1 - t0).count();
   SolveContacts(&info);
-  info.solver_time = Seconds(t1);
+  info.solver_time = SecondsSince(t1);
   CheckVelocities(info);
   MeasureGliding(&info);
   IntegrateRobots(info);
