@@ -64,8 +64,8 @@ TEST(MeshContact, MeshCubeFollowsTheBoxPrimitive) {
                                     Vector3::Constant(0.125))));
   const char* kMotions[] = {
       "    position: [0, 0, 0.125]\n",  // resting
-      "    position: [0, 0, 0.125]\n    velocity: [1, 0.2, 0]\n"
-      "    angular_velocity: [0, 0, 3]\n",  // sliding and spinning to rest
+      ("    position: [0, 0, 0.125]\n    velocity: [1, 0.2, 0]\n"
+       "    angular_velocity: [0, 0, 3]\n"),  // sliding and spinning to rest
       "    position: [0, 0, 0.3]\n    rpy: [0.3, 0.2, 0.1]\n",  // dropped
   };
   for (const char* motion : kMotions) {
