@@ -19,7 +19,7 @@ TEST(GnuplotNumber, TenSignificantDigitsAndNaNWhenNotFinite) {
   EXPECT_EQ(GnuplotNumber(1.5), "1.5");
   EXPECT_EQ(GnuplotNumber(-2.5e-7), "-2.5e-07");
   EXPECT_EQ(GnuplotNumber(0.1 + 0.2), "0.3");
-  EXPECT_EQ(GnuplotNumber(kPi), "3.141592654");
+  EXPECT_EQ(GnuplotNumber(test_constants::kPi), "3.141592654");
   EXPECT_EQ(GnuplotNumber(std::numeric_limits<double>::infinity()), "NaN");
   EXPECT_EQ(GnuplotNumber(-std::numeric_limits<double>::infinity()), "NaN");
   EXPECT_EQ(GnuplotNumber(std::nan("")), "NaN");
