@@ -37,9 +37,13 @@ set(SAPCONTACT_PC_DESCRIPTION_solver
   "SAP convex compliant-contact solver and rigid-contact cone QP")
 set(SAPCONTACT_PC_DESCRIPTION_multibody
   "sapcontact kinematic trees: mass matrix, bias forces, Jacobians")
+set(SAPCONTACT_PC_DESCRIPTION_geometry
+  "sapcontact geometry: shapes, poses, mass properties, meshes, convex hulls")
+set(SAPCONTACT_PC_DESCRIPTION_collision
+  "sapcontact collision detection: broad phase, contact manifolds")
 set(SAPCONTACT_PC_DESCRIPTION_fclib "sapcontact FCLib problem files")
 set(SAPCONTACT_PC_DESCRIPTION_sim
-  "sapcontact simulator: scenes, collision, URDF robots, time stepping")
+  "sapcontact simulator: scenes, URDF robots, time stepping")
 set(SAPCONTACT_PC_DESCRIPTION_studies
   "sapcontact parameter sweeps, metrics and plots")
 foreach(component ${SAPCONTACT_COMPONENTS})

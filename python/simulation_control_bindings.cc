@@ -17,9 +17,9 @@
 #include "python/name_lookup.h"
 #include "python/numpy_arguments.h"
 #include "python/simulation_binding.h"
+#include "sapcontact/collision/contact_point.h"
 #include "sapcontact/contact_model/conventions.h"
 #include "sapcontact/multibody/multibody_tree.h"
-#include "sapcontact/sim/collision/contact_point.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
 
 namespace sapcontact::python {

@@ -1,5 +1,5 @@
 // A scene built in code instead of YAML: the same fields LoadScene fills.
-#include <sapcontact/sim/geometry/shapes.h>
+#include <sapcontact/geometry/shapes.h>
 #include <sapcontact/sim/scene/scene.h>
 #include <sapcontact/sim/stepping/time_stepper.h>
 

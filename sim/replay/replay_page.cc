@@ -12,7 +12,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "sapcontact/sim/geometry/shape_traits.h"
+#include "sapcontact/geometry/shape_traits.h"
 #include "sapcontact/sim/replay/replay.h"
 #include "sapcontact/sim/replay/replay_scene_reader.h"
 #include "sapcontact/sim/replay/replay_template.h"

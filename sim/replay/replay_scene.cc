@@ -6,7 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "sapcontact/sim/geometry/shape_traits.h"
+#include "sapcontact/geometry/shape_traits.h"
 #include "sapcontact/sim/replay/replay.h"
 #include "sapcontact/sim/stepping/scene_collision.h"
 #include "sapcontact/sim/stepping/simulation.h"
@@ -135,7 +135,7 @@ void AppendTable(std::string* text, const char* key, const OrderedJson& list) {
   *text += list.empty() ? "]" : "\n ]";
 }
 
-// The shape's name and parameters (sim/geometry/shape_traits.h), its
+// The shape's name and parameters (geometry/shape_traits.h), its
 // bounding radius, and for a mesh the index of its hull in `meshes`.
 OrderedJson ShapeFields(const Shape& s, MeshTable* meshes, OrderedJson object) {
   object["shape"] = ShapeTypeName(s.type);

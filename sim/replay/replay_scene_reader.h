@@ -14,7 +14,7 @@ namespace replay_internal {
 
 struct SceneObject {
   std::string name, shape, material, motion;
-  // The shape's parameters in sim/geometry/shape_traits.h order (box: size;
+  // The shape's parameters in geometry/shape_traits.h order (box: size;
   // sphere: radius; capsule: radius, length).
   std::vector<double> dims;
   bool fixed{false};

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "sapcontact/geometry/pose.h"
+#include "sapcontact/geometry/shapes.h"
 #include "sapcontact/multibody/multibody_tree.h"
-#include "sapcontact/sim/geometry/pose.h"
-#include "sapcontact/sim/geometry/shapes.h"
 #include "sapcontact/sim/robot/visual_geometry.h"
 
 namespace sapcontact {
@@ -22,7 +22,7 @@ struct RobotGeometry {
   std::string name;
   /// Link index in RobotDescription::tree.
   int link{-1};
-  /// Shape in its own frame G (sim/geometry/shapes.h): box, sphere,
+  /// Shape in its own frame G (geometry/shapes.h): box, sphere,
   /// cylinder, mesh (in the mesh file's frame, scaled; it collides as its
   /// convex hull) or capsule (the URDF extension <capsule radius length>, or
   /// a <cylinder> under UrdfOptions::cylinders_as_capsules).

@@ -23,8 +23,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "sapcontact/sim/geometry/mesh_shape.h"
-#include "sapcontact/sim/geometry/pose.h"
+#include "sapcontact/geometry/mesh_shape.h"
+#include "sapcontact/geometry/pose.h"
 #include "sapcontact/sim/robot/robot_description.h"
 
 namespace sapcontact {
@@ -56,7 +56,7 @@ struct UrdfOptions {
   /// RobotDescription::visuals (the replay page draws them); false: they
   /// are skipped unread (faster when nothing draws the robot).
   bool load_visuals{true};
-  /// Limits on each mesh file (sim/geometry/mesh_shape.h), collision and
+  /// Limits on each mesh file (geometry/mesh_shape.h), collision and
   /// visual.
   MeshLimits mesh_limits;
 };

@@ -8,7 +8,7 @@
 #include <locale>
 #include <sstream>
 
-#include "sapcontact/sim/geometry/mesh_file.h"
+#include "sapcontact/geometry/mesh_file.h"
 #include "sapcontact/sim/robot/urdf_loader.h"
 
 namespace sapcontact {

@@ -3,7 +3,7 @@
 // it the TinyXML elements (line numbers known) before it removes them from
 // the document urdfdom parses. Mesh URIs resolve as collision meshes do (a
 // callback into the loader); mesh files are read as they are (STL, OBJ,
-// Collada through sim/geometry/mesh_file.h), welded and scaled, never
+// Collada through geometry/mesh_file.h), welded and scaled, never
 // convexified.
 //
 // Errors (UrdfError, "robot.urdf:12: link 'hand': visual 0: ...") for
@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "sapcontact/sim/geometry/mesh_shape.h"
+#include "sapcontact/geometry/mesh_shape.h"
 #include "sapcontact/sim/robot/visual_geometry.h"
 
 class TiXmlElement;

@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
-#include "sapcontact/sim/geometry/pose.h"
-#include "sapcontact/sim/geometry/shapes.h"
-#include "sapcontact/sim/geometry/triangle_mesh.h"
+#include "sapcontact/geometry/pose.h"
+#include "sapcontact/geometry/shapes.h"
+#include "sapcontact/geometry/triangle_mesh.h"
 
 namespace sapcontact {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "sapcontact/sim/geometry/pose.h"
+#include "sapcontact/geometry/pose.h"
 #include "sapcontact/sim/robot/collision_filter.h"
 #include "sapcontact/sim/robot/robot_description.h"
 #include "sapcontact/sim/scene/time_function.h"

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "sapcontact/sim/geometry/shape_traits.h"
+#include "sapcontact/geometry/shape_traits.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 
 namespace sapcontact {

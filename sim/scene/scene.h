@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "sapcontact/contact_model/conventions.h"
-#include "sapcontact/sim/geometry/pose.h"
-#include "sapcontact/sim/geometry/shapes.h"
+#include "sapcontact/geometry/pose.h"
+#include "sapcontact/geometry/shapes.h"
 #include "sapcontact/sim/scene/material.h"
 #include "sapcontact/sim/scene/robot_spec.h"
 
@@ -108,7 +108,7 @@ struct OutputSettings {
 struct CollisionSettings {
   /// Speculative margin [m], >= 0: pairs closer than this (phi <= margin) get
   /// contacts. The time stepper adds each body's motion bound on top (see
-  /// sim/collision/collision.h).
+  /// collision/collision.h).
   double margin{1.0e-3};
 };
 

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "sapcontact/sim/geometry/shape_traits.h"
+#include "sapcontact/geometry/shape_traits.h"
 #include "sapcontact/sim/robot/urdf_loader.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/scene/scene_overrides.h"

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <vector>
 
-#include "sapcontact/sim/geometry/shape_traits.h"
+#include "sapcontact/geometry/shape_traits.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 
 namespace sapcontact {
@@ -187,7 +187,7 @@ class Applier {
         if (k == "grid") return Section::kGrid;
         break;
       case Section::kShape:
-        check(AllShapeKeys());  // sim/geometry/shape_traits.h
+        check(AllShapeKeys());  // geometry/shape_traits.h
         break;
       case Section::kGrid:
         check(GridKeys());

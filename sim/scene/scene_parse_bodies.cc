@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sapcontact/sim/geometry/shape_traits.h"
+#include "sapcontact/geometry/shape_traits.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/scene/scene_parser.h"
 

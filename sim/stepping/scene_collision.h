@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sapcontact/sim/collision/collision.h"
+#include "sapcontact/collision/collision.h"
 #include "sapcontact/sim/scene/scene.h"
 
 namespace sapcontact {

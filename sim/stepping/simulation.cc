@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "sapcontact/sim/collision/contact_point.h"
+#include "sapcontact/collision/contact_point.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/stepping/contact_velocity.h"
 #include "sapcontact/sim/stepping/scene_collision.h"

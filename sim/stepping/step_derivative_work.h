@@ -9,8 +9,8 @@
 #include <Eigen/Cholesky>
 #include <vector>
 
+#include "sapcontact/collision/contact_point.h"
 #include "sapcontact/contact_model/conventions.h"
-#include "sapcontact/sim/collision/contact_point.h"
 #include "sapcontact/solver/sap/sap_problem.h"
 #include "sapcontact/solver/sap/sap_solver.h"
 

@@ -31,7 +31,7 @@ enum class StepDerivativeMethod {
   /// The contact solve by the implicit function theorem (one Hessian
   /// factorization, one back-substitution per column). The contacts move
   /// with the configuration in closed form from the features they are
-  /// between (sim/collision/contact_motion.h; collision detection again,
+  /// between (collision/contact_motion.h; collision detection again,
   /// by central differences, only for the differenced_contacts), and so do
   /// their frames and, between free bodies and the static world, their
   /// Jacobian blocks; the rest of the problem (A, v*, the rows, robot
@@ -113,7 +113,7 @@ struct StepDerivatives {
   /// pairs: meshes but for plane-mesh, cylinders but tilted on a plane or
   /// under a sphere; box-capsule but for the
   /// segment ends; a box face's corner inside the other's,
-  /// sim/collision/README.md); every other contact moves in closed form
+  /// collision/README.md); every other contact moves in closed form
   /// (kImplicit only).
   std::vector<int> differenced_contacts;
   /// Scaled residual of the step's solve at the linearization.

@@ -2,7 +2,7 @@
 // differentiated by the implicit function theorem
 // (solver/sap/sap_solver_derivatives.h), with the velocity columns in
 // closed form (the free motion's rate), the contacts moved in closed form
-// from their features (sim/collision/contact_motion.h) and forward or
+// from their features (collision/contact_motion.h) and forward or
 // central differences of the rest of the problem's construction along each
 // configuration coordinate.
 #include <cmath>
@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "sapcontact/sim/collision/contact_motion.h"
-#include "sapcontact/sim/geometry/pose.h"
+#include "sapcontact/collision/contact_motion.h"
+#include "sapcontact/geometry/pose.h"
 #include "sapcontact/sim/stepping/contact_velocity.h"
 #include "sapcontact/sim/stepping/step_derivative_work.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
@@ -95,7 +95,7 @@ void TimeStepper::ImplicitStepDerivatives(StepDerivativeWork* w,
   };
   // How the contacts move with the state (docs/theory.md §21): a
   // contact whose features the narrow phase recorded moves in closed
-  // form (sim/collision/contact_motion.h) with its two colliders'
+  // form (collision/contact_motion.h) with its two colliders'
   // velocity fields; the others are found again by collision detection
   // at the perturbed state (central differences).
   const int nc = static_cast<int>(contacts0.size());

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "sapcontact/sim/geometry/pose.h"
+#include "sapcontact/geometry/pose.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/stepping/contact_velocity.h"
 #include "sapcontact/sim/stepping/scene_collision.h"

@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "sapcontact/collision/collision.h"
 #include "sapcontact/multibody/multibody_tree.h"
-#include "sapcontact/sim/collision/collision.h"
 #include "sapcontact/sim/scene/scene.h"
 #include "sapcontact/sim/stepping/step_derivatives.h"
 #include "sapcontact/solver/sap/disjoint_sets.h"

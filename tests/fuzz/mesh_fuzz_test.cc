@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "sapcontact/sim/geometry/mesh_shape.h"
+#include "sapcontact/geometry/mesh_shape.h"
 #include "tests/fuzz/fuzz_rules.h"
-#include "tests/sim/geometry/geometry_test_util.h"
+#include "tests/geometry/geometry_test_util.h"
 
 namespace sapcontact {
 namespace {

@@ -18,7 +18,7 @@
 #include <fstream>
 #include <string>
 
-#include "sapcontact/sim/geometry/mesh_shape.h"
+#include "sapcontact/geometry/mesh_shape.h"
 #include "tests/fuzz/targets/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {

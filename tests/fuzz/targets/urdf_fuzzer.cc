@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "sapcontact/sim/geometry/shapes.h"
+#include "sapcontact/geometry/shapes.h"
 #include "sapcontact/sim/robot/urdf_loader.h"
 #include "tests/fuzz/targets/fuzz_steps.h"
 

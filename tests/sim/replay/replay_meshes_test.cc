@@ -14,7 +14,7 @@
 #include "sapcontact/sim/replay/replay.h"
 #include "sapcontact/sim/scene/scene_loader.h"
 #include "sapcontact/sim/stepping/simulation.h"
-#include "tests/sim/geometry/geometry_test_util.h"
+#include "tests/geometry/geometry_test_util.h"
 #include "tests/sim/replay/replay_test_util.h"
 
 namespace sapcontact {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "sapcontact/sim/robot/urdf_loader.h"
-#include "tests/sim/geometry/geometry_test_util.h"
+#include "tests/geometry/geometry_test_util.h"
 #include "tests/sim/robot/robot_test_util.h"
 
 namespace sapcontact {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <functional>
 
-#include "sapcontact/sim/geometry/shapes.h"
+#include "sapcontact/geometry/shapes.h"
 #include "tests/common/constants.h"
 
 namespace sapcontact {

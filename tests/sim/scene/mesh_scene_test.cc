@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "sapcontact/sim/scene/scene_loader.h"
-#include "tests/sim/geometry/geometry_test_util.h"
+#include "tests/geometry/geometry_test_util.h"
 
 namespace sapcontact {
 namespace {

@@ -18,7 +18,7 @@
 
 #include "sapcontact/sim/scene/scene_loader.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
-#include "tests/sim/geometry/geometry_test_util.h"
+#include "tests/geometry/geometry_test_util.h"
 
 namespace sapcontact {
 namespace {
