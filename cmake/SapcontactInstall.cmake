@@ -33,6 +33,8 @@ install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # sapcontact-<component>.pc for each component, generated from the targets'
 # dependencies (cmake/SapcontactPkgConfig.cmake).
 include(SapcontactPkgConfig)
+set(SAPCONTACT_PC_DESCRIPTION_parallel
+  "sapcontact thread pool of the solver and the collision detector")
 set(SAPCONTACT_PC_DESCRIPTION_solver
   "SAP convex compliant-contact solver and rigid-contact cone QP")
 set(SAPCONTACT_PC_DESCRIPTION_multibody

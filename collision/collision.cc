@@ -7,7 +7,7 @@
 #include <string>
 
 #include "sapcontact/collision/narrow_phase.h"
-#include "sapcontact/solver/parallel/thread_pool.h"
+#include "sapcontact/parallel/thread_pool.h"
 
 namespace sapcontact {
 namespace {

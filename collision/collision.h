@@ -78,7 +78,7 @@ class CollisionDetector {
   /// the wrong size or a non-finite entry (naming the body index),
   /// CollisionLimitError beyond options.max_pairs or max_contacts. The
   /// reference is valid until the next call (buffers are reused). With a
-  /// pool of more than one thread (solver/parallel/thread_pool.h) the pairs'
+  /// pool of more than one thread (parallel/thread_pool.h) the pairs'
   /// narrow phases run on its threads: the contacts are the same, bitwise,
   /// in the same order.
   const std::vector<ContactPoint>& FindContacts(

@@ -8,10 +8,10 @@
 #include <stdexcept>
 
 #include "sapcontact/geometry/pose.h"
+#include "sapcontact/parallel/thread_pool.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/stepping/contact_velocity.h"
 #include "sapcontact/sim/stepping/scene_collision.h"
-#include "sapcontact/solver/parallel/thread_pool.h"
 #include "sapcontact/solver/rigid_qp/rigid_qp_solver.h"
 
 namespace sapcontact {

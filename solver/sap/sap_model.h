@@ -17,8 +17,8 @@
 
 #include "sapcontact/contact_model/constraint_row.h"
 #include "sapcontact/contact_model/contact_constraint.h"
+#include "sapcontact/parallel/thread_pool.h"
 #include "sapcontact/solver/linear_algebra/block_sparse_symmetric_matrix.h"
-#include "sapcontact/solver/parallel/thread_pool.h"
 #include "sapcontact/solver/sap/disjoint_sets.h"
 #include "sapcontact/solver/sap/sap_problem.h"
 

@@ -28,8 +28,8 @@
 #include <Eigen/Cholesky>
 #include <memory>
 
+#include "sapcontact/parallel/thread_pool.h"
 #include "sapcontact/solver/linear_algebra/hessian_factorization.h"
-#include "sapcontact/solver/parallel/thread_pool.h"
 #include "sapcontact/solver/sap/line_search.h"
 #include "sapcontact/solver/sap/newton_island.h"
 #include "sapcontact/solver/sap/sap_model.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "sapcontact/collision/collision.h"
-#include "sapcontact/solver/parallel/thread_pool.h"
+#include "sapcontact/parallel/thread_pool.h"
 
 namespace sapcontact {
 namespace {

@@ -28,7 +28,7 @@ check_solver_only() {  # $1: binary, $2: link command file
 # One program per component (project/), what it is run with, and how.
 components=(solver multibody fclib sim studies)
 # Every installed component: one sapcontact-<component>.pc each.
-pc_components=(solver multibody geometry collision fclib sim studies)
+pc_components=(parallel solver multibody geometry collision fclib sim studies)
 declare -A sources=([solver]=two_box_stack.cc [multibody]=multibody_consumer.cc
   [fclib]=fclib_consumer.cc [sim]=sim_consumer.cc
   [studies]=studies_consumer.cc)

@@ -7,9 +7,9 @@
 #    are the layering, README "Layout"), or includes through the repository
 #    root ("solver/...", "tests/...", "bench/...") instead of the
 #    <sapcontact/...> spelling;
-#  - a .cc or .h of the library (contact_model, solver, multibody, geometry,
-#    collision, fclib, sim, studies)
-#    sits outside a module folder (a folder with a CMake module target).
+#  - a .cc or .h of the library (parallel, contact_model, solver, multibody,
+#    geometry, collision, fclib, sim, studies) sits outside a module folder
+#    (a folder with a CMake module target).
 set -euo pipefail
 src=$1 deps_file=$2
 cd "$src"
@@ -39,12 +39,12 @@ while IFS= read -r file; do
           "module $target (allowed: ${allowed[$folder]})"
         status=1
       fi
-    elif [[ $inc =~ ^(contact_model|solver|multibody|geometry|collision|fclib|sim|studies|tests|bench|sapsim|examples)/ ]]; then
+    elif [[ $inc =~ ^(parallel|contact_model|solver|multibody|geometry|collision|fclib|sim|studies|tests|bench|sapsim|examples)/ ]]; then
       echo "$file:$line: includes \"$inc\" through the repository root;" \
         "use <sapcontact/...>"
       status=1
     fi
   done < <(grep -n -E '^[[:space:]]*#[[:space:]]*include' "$file" || true)
-done < <(find contact_model solver multibody geometry collision fclib sim studies -name '*.cc' -o -name '*.h' | sort)
+done < <(find parallel contact_model solver multibody geometry collision fclib sim studies -name '*.cc' -o -name '*.h' | sort)
 echo "layering: $(wc -l < "$deps_file") modules, $checked includes checked"
 exit $status

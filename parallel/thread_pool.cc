@@ -1,4 +1,4 @@
-#include "sapcontact/solver/parallel/thread_pool.h"
+#include "sapcontact/parallel/thread_pool.h"
 
 #include <chrono>
 #include <stdexcept>

@@ -1,9 +1,9 @@
-// ThreadPool (solver/parallel/thread_pool.h): every item runs exactly once
+// ThreadPool (parallel/thread_pool.h): every item runs exactly once
 // whatever the thread count and grain, the workers really run items
 // (worker indices other than 0 appear when items wait for each other), a
 // body's exception reaches the caller and the pool stays usable, and bad
 // sizes are rejected.
-#include "sapcontact/solver/parallel/thread_pool.h"
+#include "sapcontact/parallel/thread_pool.h"
 
 #include <gtest/gtest.h>
 
