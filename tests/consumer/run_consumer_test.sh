@@ -25,13 +25,29 @@ check_solver_only() {  # $1: binary, $2: link command file
   fi
 }
 
-# One program per component (project/), what it is run with, and how.
-components=(solver multibody fclib sim studies)
-# Every installed component: one sapcontact-<component>.pc each.
-pc_components=(parallel solver multibody geometry collision fclib sim studies)
-declare -A sources=([solver]=two_box_stack.cc [multibody]=multibody_consumer.cc
-  [fclib]=fclib_consumer.cc [sim]=sim_consumer.cc
-  [studies]=studies_consumer.cc)
+# Forbidden in a collision-only program's link line and loaded libraries:
+# the scene and robot formats (yaml-cpp, urdfdom and what it links), the
+# solver's CHOLMOD, FCLib's files.
+check_collision_only() {  # $1: binary, $2: link command file
+  local forbidden='yaml|urdf|tinyxml|console_bridge|cholmod|hdf5|fclib'
+  echo "-- link line of $(basename "$1"): $(tr -s ' \n' ' ' < "$2")"
+  if grep -E -o "$forbidden" "$2" | head -1 | grep -q .; then
+    fail "$(basename "$1") links $(grep -E -o "$forbidden" "$2" | sort -u | tr '\n' ' ')"
+  fi
+  ldd "$1" > "$tmp/ldd.txt"
+  echo "-- ldd $(basename "$1"): $(awk '{print $1}' "$tmp/ldd.txt" | tr '\n' ' ')"
+  if grep -E "$forbidden" "$tmp/ldd.txt"; then
+    fail "$(basename "$1") loads yaml-cpp, urdfdom, CHOLMOD, HDF5 or libfclib"
+  fi
+}
+
+# One program per component (project/), what it is run with, and how; every
+# installed component has its sapcontact-<component>.pc.
+components=(parallel solver multibody geometry collision fclib sim studies)
+declare -A sources=([parallel]=parallel_consumer.cc [solver]=two_box_stack.cc
+  [multibody]=multibody_consumer.cc [geometry]=geometry_consumer.cc
+  [collision]=collision_consumer.cc [fclib]=fclib_consumer.cc
+  [sim]=sim_consumer.cc [studies]=studies_consumer.cc)
 run_consumer() {  # $1: what, $2: binary
   local c arg=()
   c=$(basename "$2"); c=${c%%_*}
@@ -52,6 +68,10 @@ installed)
   for f in include/sapcontact/solver/sap/sap_solver.h \
            include/sapcontact/contact_model/conventions.h \
            include/sapcontact/sim/stepping/time_stepper.h \
+           include/sapcontact/parallel/thread_pool.h \
+           include/sapcontact/geometry/shapes.h \
+           include/sapcontact/collision/collision.h \
+           lib/pkgconfig/sapcontact-collision.pc \
            lib/cmake/sapcontact/sapcontactConfig.cmake \
            lib/cmake/sapcontact/sapcontactConfigVersion.cmake \
            lib/pkgconfig/sapcontact-solver.pc lib/pkgconfig/sapcontact.pc \
@@ -82,6 +102,8 @@ installed)
     "$tmp/consumer/articulated_tree_example"
   check_solver_only "$tmp/consumer/solver_consumer" \
     "$tmp/consumer/component_solver/CMakeFiles/solver_consumer.dir/link.txt"
+  check_collision_only "$tmp/consumer/collision_consumer" \
+    "$tmp/consumer/component_collision/CMakeFiles/collision_consumer.dir/link.txt"
 
   # pkg-config: every installed .pc is one of ours and names our libraries
   # only; sapcontact.pc links every installed library; each component's
@@ -91,7 +113,7 @@ installed)
   # With shared libraries (BUILD_SHARED_LIBS=ON) the pkg-config builds have
   # no run path to the prefix.
   export LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  expected_pc=$( (printf 'sapcontact-%s.pc\n' "${pc_components[@]}";
+  expected_pc=$( (printf 'sapcontact-%s.pc\n' "${components[@]}";
                   echo sapcontact.pc) | sort)
   [[ $(ls "$prefix/lib/pkgconfig" | sort) == "$expected_pc" ]] \
     || fail "installed .pc files: $(ls "$prefix/lib/pkgconfig" | tr '\n' ' ')"
@@ -137,8 +159,12 @@ installed)
     run_consumer "$c (pkg-config sapcontact)" "$tmp/pc/${c}_consumer_all"
   done
   check_solver_only "$tmp/pc/solver_consumer" "$tmp/pc/solver.link.txt"
+  check_collision_only "$tmp/pc/collision_consumer" "$tmp/pc/collision.link.txt"
   if grep -E -o 'cholmod|yaml|hdf5|fclib|sapcontact_sap' "$tmp/pc/multibody.link.txt"; then
     fail "sapcontact-multibody.pc links more than the multibody library"
+  fi
+  if grep -E -o 'cholmod|yaml|urdf|hdf5|fclib|assimp|qhull|-lsapcontact_[a-oq-z]' "$tmp/pc/parallel.link.txt"; then
+    fail "sapcontact-parallel.pc links more than the thread pool"
   fi
 
   # The version file: 0.2 is accepted above; another minor version is not.
