@@ -16,6 +16,38 @@ struct MinkowskiVertex {
   Vector3 b{Vector3::Zero()};
 };
 
+// The support mapping of C = B - A, the one GJK and EPA both query:
+// s_C(d) = s_B(d) - s_A(-d), with the points of A and B it comes from.
+MinkowskiVertex MinkowskiSupport(const ConvexSupport& a, const ConvexSupport& b,
+                                 const Vector3& d) {
+  MinkowskiVertex w;
+  w.b = b.Support(d);
+  w.a = a.Support(-d);
+  w.c = w.b - w.a;
+  return w;
+}
+
+// The tolerances' scales (gjk_epa.h, "Termination"): `scale` the smaller
+// of the two shapes' bounding radii, `roundoff` 2.2e-16 times the
+// coordinates' magnitude, `touch` the |v| that counts as contact.
+struct Scales {
+  double scale{0.0};
+  double roundoff{0.0};
+  double touch{0.0};
+};
+
+Scales ToleranceScales(const ConvexSupport& a, const ConvexSupport& b) {
+  const double scale_a = a.bounding_radius + a.sweep_radius;
+  const double scale_b = b.bounding_radius + b.sweep_radius;
+  Scales s;
+  s.scale = std::min(scale_a, scale_b) > 0.0 ? std::min(scale_a, scale_b)
+                                             : std::max(scale_a, scale_b);
+  s.roundoff = 2.2e-16 * (a.center.norm() + b.center.norm() +
+                          a.bounding_radius + b.bounding_radius);
+  s.touch = kTouchTolerance * s.scale + 64.0 * s.roundoff;
+  return s;
+}
+
 // The closest point to the origin of the convex hull of some points: the
 // indices (into the caller's array) of the points with positive weight and
 // the weights (summing to 1).
@@ -225,11 +257,7 @@ class Epa {
   }
 
   MinkowskiVertex Support(const Vector3& d) const {
-    MinkowskiVertex w;
-    w.b = b_.Support(d);
-    w.a = a_.Support(-d);
-    w.c = w.b - w.a;
-    return w;
+    return MinkowskiSupport(a_, b_, d);
   }
 
   // Builds a tetrahedron from GJK's final simplex (1 to 4 points near or
@@ -591,78 +619,83 @@ ConvexDistanceResult CentreLineFallback(const ConvexSupport& a,
   return r;
 }
 
-}  // namespace
+// ---------------------------------------------------------------------------
+// GJK, then the three ways a query ends.
 
-ConvexDistanceResult ComputeConvexDistance(const ConvexSupport& a,
-                                           const ConvexSupport& b,
-                                           double max_distance) {
-  const double scale_a = a.bounding_radius + a.sweep_radius;
-  const double scale_b = b.bounding_radius + b.sweep_radius;
-  const double scale = std::min(scale_a, scale_b) > 0.0
-                           ? std::min(scale_a, scale_b)
-                           : std::max(scale_a, scale_b);
-  const double roundoff = 2.2e-16 * (a.center.norm() + b.center.norm() +
-                                     a.bounding_radius + b.bounding_radius);
-  const double touch = kTouchTolerance * scale + 64.0 * roundoff;
-
-  auto support = [&](const Vector3& d) {
-    MinkowskiVertex w;
-    w.b = b.Support(d);
-    w.a = a.Support(-d);
-    w.c = w.b - w.a;
-    return w;
-  };
-
-  ConvexDistanceResult result;
+// Where the GJK loop stopped.
+struct GjkRun {
+  // The simplex holding the point v of C closest to the origin found so far
+  // (with its barycentric weights), and vv = |v|^2.
   Simplex simplex;
+  Vector3 v{Vector3::Zero()};
+  double vv{0.0};
+  int iterations{0};
+  // The origin is within `touch` of C or inside the simplex: EPA's turn.
+  bool contact{false};
+  // Stopped by kGjkMaxIterations before the bounds met.
+  bool capped{true};
+  // Proved farther than max_distance by the support `beyond_support`
+  // (v . w = beyond_vw).
+  bool beyond{false};
+  MinkowskiVertex beyond_support;
+  double beyond_vw{0.0};
+  // The largest lower bound v . w / |v| so far: the separation along
+  // best_lower_normal = v / |v|.
+  double best_lower{-std::numeric_limits<double>::infinity()};
+  Vector3 best_lower_normal{Vector3::UnitZ()};
+};
+
+// The GJK loop (gjk_epa.h): from the support along the centre line, adds
+// the support along -v to the simplex and reduces it to the face closest
+// to the origin until |v| and the lower bound v . w / |v| agree, a support
+// repeats, |v| stops decreasing, the origin is reached (contact) or the
+// distance is proved beyond max_distance.
+GjkRun RunGjk(const ConvexSupport& a, const ConvexSupport& b,
+              double max_distance, const Scales& t) {
+  GjkRun run;
+  Simplex& simplex = run.simplex;
   Vector3 d0 = b.center - a.center;
   if (!(d0.squaredNorm() > 0.0)) d0 = Vector3::UnitX();
   simplex.n = 1;
-  simplex.v[0] = support(-d0);
+  simplex.v[0] = MinkowskiSupport(a, b, -d0);
   simplex.lambda[0] = 1.0;
-  Vector3 v = simplex.v[0].c;
-  double vv = v.squaredNorm();
-  bool contact = false;
-  bool capped = true;
-  // The largest lower bound v . w / |v| so far: the separation along
-  // v / |v|.
-  double best_lower = -std::numeric_limits<double>::infinity();
-  Vector3 best_lower_normal = Vector3::UnitZ();
+  Vector3& v = run.v;
+  double& vv = run.vv;
+  v = simplex.v[0].c;
+  vv = v.squaredNorm();
   int it = 0;
   for (; it < kGjkMaxIterations; ++it) {
-    if (vv <= touch * touch) {
-      contact = true;
-      capped = false;
+    if (vv <= t.touch * t.touch) {
+      run.contact = true;
+      run.capped = false;
       break;
     }
-    const MinkowskiVertex w = support(-v);
+    const MinkowskiVertex w = MinkowskiSupport(a, b, -v);
     const double vw = v.dot(w.c);
     // All of C lies in {x : v . x >= v . w}: distance >= v . w / |v|.
     if (vw > 0.0 && vw * vw > max_distance * max_distance * vv) {
-      result.distance = vw / std::sqrt(vv);
-      result.normal = v / std::sqrt(vv);
-      result.status = ConvexDistanceStatus::kBeyond;
-      result.gjk_iterations = it + 1;
-      result.point_b = w.b;
-      result.point_a = w.a;
-      return result;
+      run.beyond = true;
+      run.beyond_support = w;
+      run.beyond_vw = vw;
+      run.iterations = it + 1;
+      return run;
     }
     const double mu = std::sqrt(vv);
-    if (vw / mu > best_lower) {  // the best separation seen, and along what
-      best_lower = vw / mu;
-      best_lower_normal = v / mu;
+    if (vw / mu > run.best_lower) {  // the best separation seen, and along what
+      run.best_lower = vw / mu;
+      run.best_lower_normal = v / mu;
     }
-    if (vv - vw <= mu * (kGjkRelativeTolerance * mu + 64.0 * roundoff)) {
-      capped = false;
+    if (vv - vw <= mu * (kGjkRelativeTolerance * mu + 64.0 * t.roundoff)) {
+      run.capped = false;
       break;
     }
     bool repeated = false;
     for (int i = 0; i < simplex.n; ++i) {
-      repeated = repeated ||
-                 (w.c - simplex.v[i].c).squaredNorm() <= roundoff * roundoff;
+      repeated = repeated || (w.c - simplex.v[i].c).squaredNorm() <=
+                                 t.roundoff * t.roundoff;
     }
     if (repeated) {
-      capped = false;
+      run.capped = false;
       break;
     }
     Simplex next = simplex;
@@ -670,69 +703,74 @@ ConvexDistanceResult ComputeConvexDistance(const ConvexSupport& a,
     double next_vv = 0.0;
     const Vector3 next_v = ReduceSimplex(&next, &next_vv);
     if (!(next_vv < vv)) {  // no progress: round-off
-      capped = false;
+      run.capped = false;
       break;
     }
     simplex = next;
     v = next_v;
     vv = next_vv;
     if (simplex.n == 4) {  // the origin is inside the tetrahedron
-      contact = true;
-      capped = false;
+      run.contact = true;
+      run.capped = false;
       ++it;
       break;
     }
   }
-  result.gjk_iterations = it;
+  run.iterations = it;
+  return run;
+}
 
-  if (!contact) {
-    const double mu = std::sqrt(vv);
-    result.status = capped ? ConvexDistanceStatus::kGjkIterationCap
-                           : ConvexDistanceStatus::kSeparated;
-    // Stopped by the cap before the bounds met: the best lower bound, a
-    // separation attained along its direction (conservative: at most the
-    // distance), with the simplex's witnesses (near the contact). (Stopping
-    // on round-off keeps |v|: on a cylinder's curved side |v| converges to
-    // the distance faster than v's direction to the normal, so |v| beats
-    // the separation along the last direction.)
-    const bool use_lower =
-        capped && best_lower > 0.0 &&
-        mu - best_lower > kGjkRelativeTolerance * mu + 64.0 * roundoff;
-    result.point_a = Vector3::Zero();
-    result.point_b = Vector3::Zero();
-    for (int i = 0; i < simplex.n; ++i) {
-      result.point_a += simplex.lambda[i] * simplex.v[i].a;
-      result.point_b += simplex.lambda[i] * simplex.v[i].b;
-    }
-    result.distance = mu;
-    result.normal = v / mu;
-    if (use_lower) {
-      result.distance = best_lower;
-      result.normal = best_lower_normal;
-    }
-    return result;
-  }
+// GJK proved the distance beyond max_distance: that lower bound, along v.
+ConvexDistanceResult BeyondResult(const GjkRun& run) {
+  ConvexDistanceResult result;
+  result.distance = run.beyond_vw / std::sqrt(run.vv);
+  result.normal = run.v / std::sqrt(run.vv);
+  result.status = ConvexDistanceStatus::kBeyond;
+  result.gjk_iterations = run.iterations;
+  result.point_b = run.beyond_support.b;
+  result.point_a = run.beyond_support.a;
+  return result;
+}
 
-  // EPA.
-  thread_local EpaWorkspace workspace;
-  Epa epa(a, b, kEpaTolerance * scale + 1024.0 * roundoff,
-          1e-12 * scale + 64.0 * roundoff, &workspace);
-  if (!epa.Init(simplex)) {
-    ConvexDistanceResult fallback = CentreLineFallback(a, b);
-    fallback.gjk_iterations = result.gjk_iterations;
-    return fallback;
+// Separated shapes: the distance |v| and the closest points, the simplex's
+// weights applied to the points of A and B.
+ConvexDistanceResult SeparatedResult(const GjkRun& run, double roundoff) {
+  ConvexDistanceResult result;
+  result.gjk_iterations = run.iterations;
+  const double mu = std::sqrt(run.vv);
+  result.status = run.capped ? ConvexDistanceStatus::kGjkIterationCap
+                             : ConvexDistanceStatus::kSeparated;
+  // Stopped by the cap before the bounds met: the best lower bound, a
+  // separation attained along its direction (conservative: at most the
+  // distance), with the simplex's witnesses (near the contact). (Stopping
+  // on round-off keeps |v|: on a cylinder's curved side |v| converges to
+  // the distance faster than v's direction to the normal, so |v| beats
+  // the separation along the last direction.)
+  const bool use_lower =
+      run.capped && run.best_lower > 0.0 &&
+      mu - run.best_lower > kGjkRelativeTolerance * mu + 64.0 * roundoff;
+  result.point_a = Vector3::Zero();
+  result.point_b = Vector3::Zero();
+  for (int i = 0; i < run.simplex.n; ++i) {
+    result.point_a += run.simplex.lambda[i] * run.simplex.v[i].a;
+    result.point_b += run.simplex.lambda[i] * run.simplex.v[i].b;
   }
-  int best = -1;
-  result.status = epa.Run(&best, &result.epa_iterations);
-  if (best < 0) {
-    ConvexDistanceResult fallback = CentreLineFallback(a, b);
-    fallback.gjk_iterations = result.gjk_iterations;
-    fallback.epa_iterations = result.epa_iterations;
-    return fallback;
+  result.distance = mu;
+  result.normal = run.v / mu;
+  if (use_lower) {
+    result.distance = run.best_lower;
+    result.normal = run.best_lower_normal;
   }
-  // The faces coplanar with the closest one (a face of C is often split into
-  // several triangles) have the same distance; the witnesses come from the
-  // one holding the origin's projection q (the nearest to q).
+  return result;
+}
+
+// EPA's witness points for its closest face `best`: the faces coplanar
+// with it (a face of C is often split into several triangles) have the
+// same distance; the witnesses come from the one holding the origin's
+// projection q (the nearest to q), its barycentric weights applied to the
+// points of A and B.
+void EpaWitnesses(const Epa& epa, int best, Vector3* point_a,
+                  Vector3* point_b) {
   const EpaFace& face = epa.face(best);
   const Vector3 q = face.dist * face.normal;
   int holder = best;
@@ -758,10 +796,38 @@ ConvexDistanceResult ComputeConvexDistance(const ConvexSupport& a,
   const MinkowskiVertex& p0 = epa.vertex(h.v[0]);
   const MinkowskiVertex& p1 = epa.vertex(h.v[1]);
   const MinkowskiVertex& p2 = epa.vertex(h.v[2]);
-  result.point_a = lambda[0] * p0.a + lambda[1] * p1.a + lambda[2] * p2.a;
-  result.point_b = lambda[0] * p0.b + lambda[1] * p1.b + lambda[2] * p2.b;
+  *point_a = lambda[0] * p0.a + lambda[1] * p1.a + lambda[2] * p2.a;
+  *point_b = lambda[0] * p0.b + lambda[1] * p1.b + lambda[2] * p2.b;
+}
+
+// Overlapping or touching shapes: EPA from GJK's final simplex, the depth
+// and normal of its closest face and the witnesses on it; the centre-line
+// fallback without a usable polytope.
+ConvexDistanceResult PenetrationResult(const ConvexSupport& a,
+                                       const ConvexSupport& b,
+                                       const GjkRun& gjk, const Scales& t) {
+  ConvexDistanceResult result;
+  result.gjk_iterations = gjk.iterations;
+  thread_local EpaWorkspace workspace;
+  Epa epa(a, b, kEpaTolerance * t.scale + 1024.0 * t.roundoff,
+          1e-12 * t.scale + 64.0 * t.roundoff, &workspace);
+  if (!epa.Init(gjk.simplex)) {
+    ConvexDistanceResult fallback = CentreLineFallback(a, b);
+    fallback.gjk_iterations = result.gjk_iterations;
+    return fallback;
+  }
+  int best = -1;
+  result.status = epa.Run(&best, &result.epa_iterations);
+  if (best < 0) {
+    ConvexDistanceResult fallback = CentreLineFallback(a, b);
+    fallback.gjk_iterations = result.gjk_iterations;
+    fallback.epa_iterations = result.epa_iterations;
+    return fallback;
+  }
+  EpaWitnesses(epa, best, &result.point_a, &result.point_b);
   // C's boundary point closest to the origin is dist * normal = b - a:
   // B moves along -normal to separate.
+  const EpaFace& face = epa.face(best);
   result.distance = -face.dist;
   result.normal = -face.normal;
   if ((result.status != ConvexDistanceStatus::kPenetrating ||
@@ -777,6 +843,18 @@ ConvexDistanceResult ComputeConvexDistance(const ConvexSupport& a,
     result.normal = -epa.upper_normal();
   }
   return result;
+}
+
+}  // namespace
+
+ConvexDistanceResult ComputeConvexDistance(const ConvexSupport& a,
+                                           const ConvexSupport& b,
+                                           double max_distance) {
+  const Scales t = ToleranceScales(a, b);
+  const GjkRun gjk = RunGjk(a, b, max_distance, t);
+  if (gjk.beyond) return BeyondResult(gjk);
+  if (!gjk.contact) return SeparatedResult(gjk, t.roundoff);
+  return PenetrationResult(a, b, gjk, t);
 }
 
 }  // namespace sapcontact
