@@ -68,9 +68,27 @@ void CollisionDetector::SetResting(const std::vector<bool>& resting) {
            std::find(resting_.begin(), resting_.end(), false) == resting_.end();
 }
 
+CollisionDetector::~CollisionDetector() = default;
+CollisionDetector::CollisionDetector(CollisionDetector&&) noexcept = default;
+CollisionDetector& CollisionDetector::operator=(CollisionDetector&&) noexcept =
+    default;
+
+void CollisionDetector::SetThreads(int threads) {
+  if (threads < 1) {
+    throw std::invalid_argument("SetThreads: " + std::to_string(threads) +
+                                " threads (must be >= 1)");
+  }
+  if (threads == this->threads()) return;
+  pool_.reset();
+  if (threads > 1) pool_ = std::make_unique<ThreadPool>(threads);
+}
+
+int CollisionDetector::threads() const { return pool_ ? pool_->threads() : 1; }
+
 const std::vector<ContactPoint>& CollisionDetector::FindContacts(
     const std::vector<Pose>& poses, const CollisionOptions& options,
-    const std::vector<double>& motion_bounds, ThreadPool* pool) {
+    const std::vector<double>& motion_bounds) {
+  ThreadPool* pool = pool_.get();
   const size_t n = bodies_.size();
   if (poses.size() != n) {
     std::ostringstream os;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -51,6 +52,18 @@ class CollisionDetector {
   /// Throws std::invalid_argument (naming the body index and field) for an
   /// invalid shape or a plane on a non-fixed body.
   explicit CollisionDetector(std::vector<CollisionGeometry> bodies);
+  ~CollisionDetector();
+  CollisionDetector(CollisionDetector&&) noexcept;
+  CollisionDetector& operator=(CollisionDetector&&) noexcept;
+
+  /// The threads FindContacts runs the pairs' narrow phases on, >= 1 (1,
+  /// the default: the caller's thread alone, no thread is created). With
+  /// threads > 1 the detector owns a pool of that many threads
+  /// (parallel/thread_pool.h; its workers sleep between calls): the
+  /// contacts are the same, bitwise, in the same order, for any number.
+  /// @throws std::invalid_argument if threads < 1.
+  void SetThreads(int threads);
+  int threads() const;
 
   int num_bodies() const { return static_cast<int>(bodies_.size()); }
   const std::vector<CollisionGeometry>& bodies() const { return bodies_; }
@@ -77,14 +90,12 @@ class CollisionDetector {
   /// otherwise body_a < body_b. Throws std::invalid_argument if poses has
   /// the wrong size or a non-finite entry (naming the body index),
   /// CollisionLimitError beyond options.max_pairs or max_contacts. The
-  /// reference is valid until the next call (buffers are reused). With a
-  /// pool of more than one thread (parallel/thread_pool.h) the pairs'
-  /// narrow phases run on its threads: the contacts are the same, bitwise,
-  /// in the same order.
+  /// reference is valid until the next call (buffers are reused). With
+  /// SetThreads(n > 1) the pairs' narrow phases run on the detector's n
+  /// threads: the contacts are the same, bitwise, in the same order.
   const std::vector<ContactPoint>& FindContacts(
       const std::vector<Pose>& poses, const CollisionOptions& options = {},
-      const std::vector<double>& motion_bounds = {},
-      ThreadPool* pool = nullptr);
+      const std::vector<double>& motion_bounds = {});
 
   /// The broad-phase candidate pairs of the last FindContacts call.
   const std::vector<std::pair<int, int>>& candidate_pairs() const {
@@ -99,8 +110,9 @@ class CollisionDetector {
   bool quiet_{false};
   std::vector<Aabb> aabbs_;
   std::vector<ContactPoint> contacts_;
-  // Concurrent narrow phase: the contacts of each block of pairs, merged in
-  // pair order.
+  // Concurrent narrow phase (SetThreads): the pool, null for one thread,
+  // and the contacts of each block of pairs, merged in pair order.
+  std::unique_ptr<ThreadPool> pool_;
   std::vector<std::vector<ContactPoint>> block_contacts_;
   BroadPhase broad_phase_;
   // Sorted (smaller, larger) index pairs.

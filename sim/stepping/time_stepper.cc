@@ -120,6 +120,8 @@ TimeStepper::TimeStepper(const Scene& scene)
     : scene_(Validated(scene)),
       collision_(MakeCollisionDetector(scene)),
       sap_(MakeSapParameters(scene.solver)) {
+  // The scene's solver.threads for collision too (its own pool).
+  collision_.SetThreads(scene_.solver.threads);
   // Links that overlap at the start and may collide (after the scene's
   // own warnings; sapsim run adds them to the scene before the run).
   for (std::string& w : SelfCollisionOverlapWarnings(scene_)) {
@@ -555,16 +557,16 @@ void TimeStepper::Collide(StepInfo* info) {
   options.margin = scene_.collision.margin;
   try {
     if (scene_.solver.sleep) UpdateResting();
-    last_.contacts = collision_.FindContacts(
-        last_.poses, options, last_.motion_bounds, sap_.thread_pool());
+    last_.contacts =
+        collision_.FindContacts(last_.poses, options, last_.motion_bounds);
     // A contact between a moving body and a sleeping one wakes the sleeper's
     // island; its own contacts are then found with it awake.
     while (sleep_.num_sleeping > 0 && WakeTouchedIslands()) {
       RemapTrees();
       UpdateColliderPoses();
       UpdateResting();
-      last_.contacts = collision_.FindContacts(
-          last_.poses, options, last_.motion_bounds, sap_.thread_pool());
+      last_.contacts =
+          collision_.FindContacts(last_.poses, options, last_.motion_bounds);
     }
   } catch (const CollisionLimitError& e) {
     last_.contacts.clear();

@@ -1,17 +1,18 @@
-// CollisionDetector::FindContacts with a thread pool: the same contacts,
-// bitwise and in the same order, as without one, on a jumble of 300 boxes,
-// spheres, capsules and cylinders (thousands of candidate pairs, every
-// pair type, excluded pairs); and the same CollisionLimitError, naming the
-// same pair, when max_contacts is crossed.
+// CollisionDetector::FindContacts on the detector's own threads
+// (SetThreads): the same contacts, bitwise and in the same order, as on one, on
+// a jumble of 300 boxes, spheres, capsules and cylinders (thousands of
+// candidate pairs, every pair type, excluded pairs); and the same
+// CollisionLimitError, naming the same pair, when max_contacts is crossed.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sapcontact/collision/collision.h"
-#include "sapcontact/parallel/thread_pool.h"
 
 namespace sapcontact {
 namespace {
@@ -68,13 +69,14 @@ TEST(ConcurrentNarrowPhase, SameContactsInTheSameOrder) {
   const std::vector<ContactPoint> reference = serial.FindContacts(j.poses);
   ASSERT_GT(serial.candidate_pairs().size(), 500u);
   ASSERT_GT(reference.size(), 500u);
+  EXPECT_EQ(serial.threads(), 1);
   for (int threads : {2, 3}) {
-    ThreadPool pool(threads);
     CollisionDetector concurrent(j.bodies);
     concurrent.SetExcludedPairs({{1, 2}, {5, 9}, {0, 3}});
+    concurrent.SetThreads(threads);
+    EXPECT_EQ(concurrent.threads(), threads);
     for (int repeat = 0; repeat < 2; ++repeat) {  // buffers reused
-      const std::vector<ContactPoint>& found =
-          concurrent.FindContacts(j.poses, {}, {}, &pool);
+      const std::vector<ContactPoint>& found = concurrent.FindContacts(j.poses);
       ASSERT_EQ(found.size(), reference.size()) << threads << " threads";
       for (size_t k = 0; k < found.size(); ++k) {
         ASSERT_TRUE(SameBits(found[k], reference[k]))
@@ -97,15 +99,34 @@ TEST(ConcurrentNarrowPhase, SameLimitErrorAtTheSamePair) {
     } catch (const CollisionLimitError& e) {
       expected = e.what();
     }
-    ThreadPool pool(2);
     CollisionDetector concurrent(j.bodies);
+    concurrent.SetThreads(2);
     try {
-      concurrent.FindContacts(j.poses, options, {}, &pool);
+      concurrent.FindContacts(j.poses, options);
       FAIL() << "no limit error at " << limit << " with threads";
     } catch (const CollisionLimitError& e) {
       EXPECT_EQ(std::string(e.what()), expected);
     }
   }
+}
+
+TEST(ConcurrentNarrowPhase, ThreadsAreSetAndMovedWithTheDetector) {
+  const Jumble j = MakeJumble();
+  CollisionDetector serial(j.bodies);
+  const std::vector<ContactPoint> reference = serial.FindContacts(j.poses);
+  CollisionDetector first(j.bodies);
+  EXPECT_THROW(first.SetThreads(0), std::invalid_argument);
+  first.SetThreads(2);
+  CollisionDetector moved = std::move(first);  // the pool moves with it
+  EXPECT_EQ(moved.threads(), 2);
+  const std::vector<ContactPoint>& found = moved.FindContacts(j.poses);
+  ASSERT_EQ(found.size(), reference.size());
+  for (size_t k = 0; k < found.size(); ++k) {
+    ASSERT_TRUE(SameBits(found[k], reference[k])) << "contact " << k;
+  }
+  moved.SetThreads(1);  // back to the caller's thread alone
+  EXPECT_EQ(moved.threads(), 1);
+  EXPECT_EQ(moved.FindContacts(j.poses).size(), reference.size());
 }
 
 }  // namespace
