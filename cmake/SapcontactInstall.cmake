@@ -34,7 +34,7 @@ install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # dependencies (cmake/SapcontactPkgConfig.cmake).
 include(SapcontactPkgConfig)
 set(SAPCONTACT_PC_DESCRIPTION_parallel
-  "sapcontact thread pool of the solver and the collision detector")
+  "sapcontact thread pool (solver, collision detector, sweeps)")
 set(SAPCONTACT_PC_DESCRIPTION_solver
   "SAP convex compliant-contact solver and rigid-contact cone QP")
 set(SAPCONTACT_PC_DESCRIPTION_multibody

@@ -1,7 +1,6 @@
 #include "sapcontact/studies/sweep_runner.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -12,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "sapcontact/parallel/thread_pool.h"
 #include "sapcontact/sim/scene/scene_loader.h"
 #include "sapcontact/sim/stepping/simulation.h"
 #include "sapcontact/studies/sweep_journal.h"
@@ -243,31 +243,24 @@ std::vector<SweepRow> RunSweep(const std::string& scene_path,
         });
     return sorted();
   }
-  std::atomic<int> next{0};
+  // In threads: the points on a pool of `jobs` threads (the caller's
+  // included), handed out in order; the rows are finished (journal, on_row,
+  // progress) one at a time. The first failure to finish a row stops the
+  // hand-out, and rows that finish after it are dropped.
   std::mutex mutex;
   std::exception_ptr failure;
-  auto worker = [&]() {
-    for (int i = next++; i < count; i = next++) {
-      SweepRow row = RunSweepPoint(scene_path, pending[i], options);
-      std::lock_guard<std::mutex> lock(mutex);
-      if (failure) return;
-      try {
-        finish(std::move(row));
-      } catch (...) {
-        failure = std::current_exception();
-        next = count;  // no more runs
-        return;
-      }
+  ThreadPool pool(std::max(jobs, 1));
+  pool.ForEach(count, [&](int i, int) {
+    SweepRow row = RunSweepPoint(scene_path, pending[i], options);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (failure) return;
+    try {
+      finish(std::move(row));
+    } catch (...) {
+      failure = std::current_exception();
+      throw;  // ForEach hands out no more points and rethrows it
     }
-  };
-  if (jobs <= 1) {
-    worker();
-  } else {
-    std::vector<std::thread> threads;
-    for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
-    for (std::thread& t : threads) t.join();
-  }
-  if (failure) std::rethrow_exception(failure);
+  });
   return sorted();
 }
 
