@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "tests/collision/collision_test_util.h"
+#include "tests/common/sanitized.h"
 
 namespace sapcontact {
 namespace {
@@ -426,7 +427,9 @@ TEST(GjkEpa, RandomPairsNeverFailAndAreCertified) {
   };
   int penetrating = 0, deep_curved = 0, capped = 0;
   double worst = 0.0;
-  for (int trial = 0; trial < 100000; ++trial) {
+  // Fewer pairs under the sanitizers (tests/common/sanitized.h).
+  const int trials = test_sanitized::Cases(100000);
+  for (int trial = 0; trial < trials; ++trial) {
     const int ka = trial % 5, kb = (trial / 5) % 5;
     const double sa = log_size(),
                  sb = trial % 7 == 0 ? log_size() : sa * (0.5 + u(rng));
@@ -472,7 +475,7 @@ TEST(GjkEpa, RandomPairsNeverFailAndAreCertified) {
     ASSERT_GE(r.distance - sep, -tol) << trace;
     if (r.distance < 0.0) ++penetrating;
   }
-  EXPECT_GT(penetrating, 10000);
+  EXPECT_GT(penetrating, test_sanitized::Cases(10000));
   std::printf(
       "%d penetrating, %d deep with a cylinder (%d of them capped); worst "
       "certificate gap %.3g of its tolerance\n",

@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "tests/collision/collision_test_util.h"
+#include "tests/common/sanitized.h"
 
 namespace sapcontact {
 namespace {
@@ -102,7 +103,9 @@ TEST_P(NarrowPhaseProperty, AgreesWithSignedDistanceFunctions) {
   // distance by alternating projections.
   const bool projections = pc.a != ShapeType::kPlane && NewType(pc.b);
   int tested = 0, touching = 0;
-  for (int trial = 0; trial < 400 && tested < 60; ++trial) {
+  // Fewer cases under the sanitizers (tests/common/sanitized.h).
+  using test_sanitized::Cases;
+  for (int trial = 0; trial < Cases(400) && tested < Cases(60); ++trial) {
     const Shape a = RandomShape(pc.a, rng), b = RandomShape(pc.b, rng);
     const Pose pa = At(Vector3(u(rng), u(rng), u(rng)), RandomRotation(rng));
     // B at a random direction from A, at a distance that makes the two
@@ -186,8 +189,8 @@ TEST_P(NarrowPhaseProperty, AgreesWithSignedDistanceFunctions) {
     const auto m = Contacts(a, pa, b, moved, margin + 2 * delta);
     EXPECT_NEAR(MinPhi(m) - phi, delta, 1e-3 * delta);
   }
-  EXPECT_GE(tested, 40);
-  EXPECT_GE(touching, 20);
+  EXPECT_GE(tested, Cases(40));
+  EXPECT_GE(touching, Cases(20));
 }
 
 INSTANTIATE_TEST_SUITE_P(
