@@ -88,7 +88,6 @@ int CollisionDetector::threads() const { return pool_ ? pool_->threads() : 1; }
 const std::vector<ContactPoint>& CollisionDetector::FindContacts(
     const std::vector<Pose>& poses, const CollisionOptions& options,
     const std::vector<double>& motion_bounds) {
-  ThreadPool* pool = pool_.get();
   const size_t n = bodies_.size();
   if (poses.size() != n) {
     std::ostringstream os;
@@ -163,8 +162,7 @@ const std::vector<ContactPoint>& CollisionDetector::FindContacts(
   };
   contacts_.clear();
   const int num_pairs = static_cast<int>(pairs.size());
-  if (pool == nullptr || pool->threads() == 1 ||
-      num_pairs < 2 * kPairsPerBlock) {
+  if (pool_ == nullptr || num_pairs < 2 * kPairsPerBlock) {  // one thread
     for (const auto& [i, j] : pairs) {
       collide_pair(i, j, &contacts_);
       check_limit();
@@ -177,7 +175,7 @@ const std::vector<ContactPoint>& CollisionDetector::FindContacts(
   if (static_cast<int>(block_contacts_.size()) < blocks) {
     block_contacts_.resize(blocks);
   }
-  pool->ForEach(blocks, [&](int block, int) {
+  pool_->ForEach(blocks, [&](int block, int) {
     std::vector<ContactPoint>& out = block_contacts_[block];
     out.clear();
     const int end = std::min(num_pairs, (block + 1) * kPairsPerBlock);
