@@ -66,6 +66,10 @@ struct EngineRun {
   double mean_penetrating{0}, mean_speculative{0};
   double mean_island_iterations{0};  ///< Newton iterations summed over islands
   double mean_low_rank_updates{0};
+  /// sapcontact: Hessian blocks changed (unchanged) since an island's
+  /// previous factorization, summed over its later factorizations
+  /// (SapSolverStatistics::changed_hessian_blocks).
+  double mean_changed_blocks{0}, mean_unchanged_blocks{0};
   double mean_constraint_rows{0};  ///< MuJoCo: nefc
   double seconds{0};               ///< wall time of the stepping [s]
   /// Robot rows: each object's displacement (comparison_robots.h).
@@ -91,7 +95,8 @@ inline void StepSapcontact(TimeStepper* stepper, EngineRun* r) {
   long long iterations = 0, contacts = 0, contact_iterations = 0,
             factorizations = 0, line_search_iterations = 0, islands = 0,
             largest_island = 0, penetrating = 0, speculative = 0,
-            island_iterations = 0, low_rank_updates = 0;
+            island_iterations = 0, low_rank_updates = 0, changed_blocks = 0,
+            unchanged_blocks = 0;
   double collision = 0, model = 0, assembly = 0, factorization = 0,
          line_search = 0, solver_other = 0;
   const auto start = Clock::now();
@@ -116,6 +121,8 @@ inline void StepSapcontact(TimeStepper* stepper, EngineRun* r) {
     speculative += st.speculative_contacts;
     island_iterations += st.island_newton_iterations;
     low_rank_updates += st.low_rank_updates;
+    changed_blocks += st.changed_hessian_blocks;
+    unchanged_blocks += st.unchanged_hessian_blocks;
   }
   r->seconds = std::chrono::duration<double>(Clock::now() - start).count();
   r->us_per_step = 1e6 * r->seconds / r->steps;
@@ -139,6 +146,8 @@ inline void StepSapcontact(TimeStepper* stepper, EngineRun* r) {
   r->mean_speculative = static_cast<double>(speculative) / r->steps;
   r->mean_island_iterations = static_cast<double>(island_iterations) / r->steps;
   r->mean_low_rank_updates = static_cast<double>(low_rank_updates) / r->steps;
+  r->mean_changed_blocks = static_cast<double>(changed_blocks) / r->steps;
+  r->mean_unchanged_blocks = static_cast<double>(unchanged_blocks) / r->steps;
 }
 
 // sapcontact's simulation path: RunSimulation(scene) without an output

@@ -251,12 +251,14 @@ void PrintPhases(const EngineRun& a, const EngineRun* mujoco = nullptr) {
       "  counters/step: contacts %.1f (penetrating %.1f, speculative %.1f), "
       "islands %.1f (largest %.0f DOFs), Newton its %.2f (summed over "
       "islands %.2f), factorizations %.2f, low-rank updates %.1f, line-search "
-      "evaluations %.1f (%.2f per island iteration)\n",
+      "evaluations %.1f (%.2f per island iteration); Hessian blocks since an "
+      "island's previous factorization: %.1f changed, %.1f unchanged\n",
       a.mean_contacts, a.mean_penetrating, a.mean_speculative, a.mean_islands,
       a.mean_largest_island, a.mean_iterations, a.mean_island_iterations,
       a.mean_factorizations, a.mean_low_rank_updates,
       a.mean_line_search_iterations,
-      per(a.mean_line_search_iterations, a.mean_island_iterations));
+      per(a.mean_line_search_iterations, a.mean_island_iterations),
+      a.mean_changed_blocks, a.mean_unchanged_blocks);
   if (mujoco != nullptr && (mujoco->ok || mujoco->steps > 0)) {
     const EngineRun& m = *mujoco;
     std::printf(

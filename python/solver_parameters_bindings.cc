@@ -110,8 +110,8 @@ void DefineSolverParameters(py::module_& m) {
                   "Strong-Wolfe slope ratio of the exact search (0.9; 0 "
                   "minimizes along the ray to round-off).");
   c.def_readwrite("factor_reuse_rate", &SapSolverParameters::factor_reuse_rate,
-                  "Newton iterations solve with the sparse group's last "
-                  "factorization while every island's residual ratio is at "
+                  "Newton iterations solve with the island's last sparse "
+                  "factorization while its residual ratio is at "
                   "most this (0.0: factor every iteration; docs/theory.md "
                   "§8).");
   c.def_readwrite("armijo_c", &SapSolverParameters::armijo_c,

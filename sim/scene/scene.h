@@ -75,8 +75,8 @@ struct SolverSettings {
   /// minimize along the ray to round-off; docs/theory.md §7). The default
   /// is SapSolverParameters::line_search_slope_ratio's.
   double line_search_slope_ratio{0.9};
-  /// Newton iterations reuse the sparse group's factorization while each
-  /// island's residual ratio stays at or below this, 0 to 0.99
+  /// Newton iterations reuse an island's sparse factorization while its
+  /// residual ratio stays at or below this, 0 to 0.99
   /// (SapSolverParameters::factor_reuse_rate; 0: factor every iteration).
   double factor_reuse_rate{0.0};
   /// Threads of each step's collision and contact solve, >= 1

@@ -36,6 +36,9 @@ struct NewtonIslandState {
   /// The next step is an exact Newton step (a predicted step was rejected).
   bool suspend_prediction{false};
   int predicted_iterations{0}, rejected_predictions{0};
+  /// SapSolverStatistics::changed_hessian_blocks and
+  /// unchanged_hessian_blocks of this island.
+  int changed_hessian_blocks{0}, unchanged_hessian_blocks{0};
 };
 
 /// What the tests decided for one island.

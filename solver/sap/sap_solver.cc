@@ -137,7 +137,13 @@ void SapSolver::set_parameters(const SapSolverParameters& parameters) {
 }
 
 int SapSolver::total_symbolic_analyses() const {
-  return factorization_ ? factorization_->statistics().symbolic_analyses : 0;
+  int total = symbolic_analyses_;
+  for (const SparseGroup& group : groups_) {
+    if (group.factorization) {
+      total += group.factorization->statistics().symbolic_analyses;
+    }
+  }
+  return total;
 }
 
 double SapSolver::LineSearch(const SapModel::Island& island,
@@ -214,8 +220,7 @@ void SapSolver::SolveFromCandidates(
   }
 
   results.status = SapSolverStatus::kConverged;
-  const int symbolic_start =
-      factorization_ ? factorization_->statistics().symbolic_analyses : 0;
+  const int symbolic_start = total_symbolic_analyses();
   // Newton rounds (SAP paper Algorithm 2) on the contact graph: every
   // island still iterating takes one Newton step per round. A contact left
   // out of the graph that would push at the current iterate comes back at
@@ -244,10 +249,7 @@ void SapSolver::SolveFromCandidates(
     InitializeIterate(*islands, true, stats.newton_iterations);
   }
   PackStatistics(*islands, &stats);
-  if (factorization_ && !group_trees_.empty()) {
-    stats.symbolic_analyses =
-        factorization_->statistics().symbolic_analyses - symbolic_start;
-  }
+  stats.symbolic_analyses = total_symbolic_analyses() - symbolic_start;
   stats.patches = static_cast<int>(model_.patches().size());
   stats.excluded_contacts =
       model_.num_contacts() - model_.num_active_contacts();
@@ -381,7 +383,7 @@ void SapSolver::InitializeIterate(const std::vector<SapModel::Island>& islands,
   island_predicted_.assign(num_islands, 0);
   island_rcond_.assign(num_islands, 0.0);
   island_rate_.assign(num_islands, std::numeric_limits<double>::infinity());
-  group_factored_ = false;
+  for (int g = 0; g < num_groups_; ++g) groups_[g].factored = false;
   if (from_iterate) {
     // Newton goes on from v_ (contacts came back into the graph): the
     // workspaces keep their sizes and values; every island is tested anew,
@@ -405,10 +407,12 @@ void SapSolver::InitializeIterate(const std::vector<SapModel::Island>& islands,
   dvc_.resize(n_rows);
   gamma_.resize(n_rows);
   // Zero, not stale: an island that is optimal at its warm start is never
-  // evaluated with G, yet its blocks enter the sparse group's
-  // factorization (a previous solve's G there made it fail).
+  // evaluated with G, yet with kBlockSparse and kCholmod its blocks enter
+  // the factorization of all islands (a previous solve's G there made it fail).
   G_.contacts.assign(nc, Matrix3::Zero());
   G_.rows.setZero(n_rows - 3 * nc);
+  G_assembled_.contacts.resize(nc);
+  G_assembled_.rows.resize(n_rows - 3 * nc);
   regions_.assign(nc, ProjectionRegion::kNoContact);
   predicted_stick_.assign(nc, kUnmarked);
   newton_grad_.resize(nv);
@@ -744,6 +748,8 @@ void SapSolver::PackStatistics(const std::vector<SapModel::Island>& islands,
     is.final_scaled_residual = st.relative_residual;
     is.final_cost = st.cost;
     stats->island_newton_iterations += st.iterations;
+    stats->changed_hessian_blocks += st.changed_hessian_blocks;
+    stats->unchanged_hessian_blocks += st.unchanged_hessian_blocks;
     stats->final_cost += st.cost;
     stats->final_scaled_residual =
         std::max(stats->final_scaled_residual, st.relative_residual);

@@ -99,8 +99,9 @@ class SapSolver {
   // The islands solved: the model's, or one island of everything
   // (parameters_.islands false); fills island_of_tree_.
   const std::vector<SapModel::Island>& SetUpIslands();
-  // Which islands are factored on their own (dense) and which together in
-  // the sparse group; the group's pattern and factorization object.
+  // Which islands are factored densely and which sparsely, in which sparse
+  // groups (kAuto: one per sparse island; kBlockSparse and kCholmod: one
+  // of every island); each group's pattern and factorization object.
   void PlanFactorization(const std::vector<SapModel::Island>& islands);
   // The caller's guesses in the model's order (gathered_guesses_).
   void GatherGuesses(const std::vector<const Eigen::VectorXd*>& guesses);
@@ -179,6 +180,11 @@ class SapSolver {
                     const RayQuadratic& quadratic, double cost0, double dcost0,
                     double relative_residual, double rcond,
                     int* iterations) const;
+  // After an assembly of the island: adds to *st the Hessian blocks that
+  // changed since its previous assembly of the solve and those that did not
+  // (SapSolverStatistics::changed_hessian_blocks), and keeps G.
+  void CountChangedHessianBlocks(const SapModel::Island& island,
+                                 NewtonIslandState* st);
   // Factors the dense island's Hessian (blocks of H_) in worker `worker`'s
   // storage and solves for its dv. Returns false if it is not numerically
   // positive definite.
@@ -199,27 +205,30 @@ class SapSolver {
       for (int i = 0; i < n; ++i) body(i, 0);
     }
   }
-  // The sparse group: the islands with sparse_island_ set. Factors their
-  // Hessian (H_ itself when they are all the islands, else the sub-pattern
-  // H_group_) and solves for dv of the stepping ones. Returns false if it is
-  // not numerically positive definite. One step of iterative refinement.
-  bool SolveSparseGroup(const SapModel& model, double* rcond);
-  // Solves for dv of the sparse group's stepping islands with the group's
-  // current factorization (refined once when `refine`, with the group's
-  // Hessian, which then must be the factored one).
-  void SolveWithGroupFactor(const SapModel& model, bool refine);
+  // One sparse group's islands factored together, and the solve for dv
+  // of the stepping ones among them.
+  struct SparseGroup;
+  // Factors the group's Hessian (H_ itself when the group is every tree,
+  // else its sub-pattern) and solves for dv of its stepping islands.
+  // Returns false if it is not numerically positive definite. One step of
+  // iterative refinement when round-off asks for it.
+  bool SolveSparseGroup(SparseGroup* group);
+  // Solves for dv of the group's stepping islands with the group's current
+  // factorization (refined once when `refine`, with the group's Hessian,
+  // which then must be the factored one).
+  void SolveWithGroupFactor(SparseGroup* group, bool refine);
 
   SapSolverParameters parameters_;
   // The model of the problem being solved, rebuilt in place by each solve.
   SapModel model_;
   std::vector<NewtonIslandState> island_state_;
-  std::unique_ptr<HessianFactorization> factorization_;  // sparse group
-  CholmodFactorKind factorization_kind_{CholmodFactorKind::kAuto};
   // Workspace reused across iterations and solves.
   Eigen::VectorXd v_, dv_, r_, Ar_, Adv_, Av_, Avstar_, vc_, dvc_, gamma_, jtg_,
       grad_;
-  Eigen::VectorXd vc_alpha_, rhs_, refine_rhs_, refine_product_;
+  Eigen::VectorXd vc_alpha_;
   SapModel::ConstraintHessians G_;
+  // G at each island's last assembly (the changed-block counters).
+  SapModel::ConstraintHessians G_assembled_;
   // Stiction prediction (docs/theory.md §16): the gradient the Newton system
   // uses (grad_ with marked contacts' impulses replaced by y), y - gamma of
   // the marked contacts and J' of it, the contacts' regions at the current
@@ -231,14 +240,12 @@ class SapSolver {
   // Reciprocal condition estimate of the factorization that gave each
   // island's current direction.
   std::vector<double> island_rcond_;
-  // Per island, the residual ratio of its last Newton iteration; whether
-  // the sparse group holds a factorization of this solve's current islands
-  // (parameters_.factor_reuse_rate), and its condition estimate.
+  // Per island, the residual ratio of its last Newton iteration
+  // (parameters_.factor_reuse_rate).
   std::vector<double> island_rate_;
-  bool group_factored_{false};
-  double group_rcond_{0.0};
-  BlockSparseSymmetricMatrix H_, H_group_;
-  // Per island: factored on its own (dense) or in the sparse group, and
+  // The Hessian's blocks of every participating tree and patch.
+  BlockSparseSymmetricMatrix H_;
+  // Per island: factored on its own (dense) or in a sparse group, and
   // whether it takes a Newton step this round.
   std::vector<char> sparse_island_, stepping_;
   std::vector<int> start_candidate_;
@@ -249,10 +256,37 @@ class SapSolver {
   // Per contact: in the model's graph, and (left out) pushing at v_.
   std::vector<char> active_, pushing_;
   std::vector<int> island_of_tree_;  // participating tree -> island solved
-  // The sparse group's trees (participating indices, increasing) and, per
-  // off-diagonal block of H_group_, the block of H_ it copies.
-  std::vector<int> group_trees_, group_off_diagonal_source_;
-  bool group_is_everything_{false};
+  // A sparse group: islands factored together by one sparse factorization
+  // (docs/theory.md §8). Kept across solves with their factorization
+  // objects, so that a group whose pattern repeats reuses its symbolic
+  // analysis; the first num_groups_ are this solve's.
+  struct SparseGroup {
+    std::vector<int> islands;  // increasing
+    // Participating tree indices, increasing, and per off-diagonal block of
+    // H, the block of H_ it copies.
+    std::vector<int> trees, off_diagonal_source;
+    bool is_everything{false};  // every tree: H_ is the group's Hessian
+    BlockSparseSymmetricMatrix H;
+    std::unique_ptr<HessianFactorization> factorization;
+    CholmodFactorKind kind{CholmodFactorKind::kAuto};
+    // Holds a factorization of this solve's current islands
+    // (factor_reuse_rate), its condition estimate; this round: any island
+    // steps, solved with the kept factorization, the solve succeeded.
+    bool factored{false};
+    double rcond{0.0};
+    bool steps{false}, stale{false}, ok{true};
+    Eigen::VectorXd rhs, refine_rhs, refine_product;
+    // Scratch for the pattern (no allocation once large enough).
+    std::vector<int> sizes;
+    std::vector<std::pair<int, int>> off;
+    BlockSparsityPattern pattern;
+  };
+  std::vector<SparseGroup> groups_;
+  int num_groups_{0};
+  std::vector<int> group_of_island_;  // -1: dense
+  std::vector<int> local_of_tree_;    // scratch: tree -> index in a group
+  // Symbolic analyses of groups no longer kept (total_symbolic_analyses).
+  int symbolic_analyses_{0};
   // Per thread: a dense island's Hessian, and its right-hand side followed
   // by the condition estimate's workspace and the Jacobi scaling
   // (SolveDenseIsland), sized for the largest island so far.

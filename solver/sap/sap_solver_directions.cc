@@ -1,9 +1,8 @@
 // SapSolver's Newton directions (docs/theory.md §8): which islands are
-// factored on their own and which together (PlanFactorization), the
-// assembly and factorization of the stepping islands' Hessians
-// H = A + J' G J and the solve for dv = -H^-1 grad (ComputeDirections,
-// SolveDenseIsland, SolveSparseGroup). The iteration around them is in
-// sap_solver.cc.
+// factored densely and which sparsely, alone or together (PlanFactorization),
+// the assembly and factorization of the stepping islands' Hessians H = A + J' G
+// J and the solve for dv = -H^-1 grad (ComputeDirections, SolveDenseIsland,
+// SolveSparseGroup). The iteration around them is in sap_solver.cc.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -21,10 +20,10 @@ void SapSolver::PlanFactorization(
   const int num_islands = static_cast<int>(islands.size());
   // With kAuto, islands up to dense_size_threshold DOFs, and islands of one
   // tree (a dense block: nothing for a sparse factorization to exploit),
-  // are factored on their own (dense LLT), the other ones together in one
-  // sparse factorization (the block Cholesky); kDense: every island on its
-  // own; kBlockSparse and kCholmod: all in the sparse group, factored by
-  // the block Cholesky or CHOLMOD.
+  // are factored densely (LLT), the other ones sparsely (the block
+  // Cholesky), each on its own; kDense: every island densely; kBlockSparse
+  // and kCholmod: all sparsely in one group, by the block Cholesky or
+  // CHOLMOD.
   sparse_island_.assign(num_islands, 0);
   for (int i = 0; i < num_islands; ++i) {
     const LinearSolverType type = parameters_.linear_solver;
@@ -50,47 +49,88 @@ void SapSolver::PlanFactorization(
     }
     if (storage.rhs.size() < 5 * largest) storage.rhs.resize(5 * largest);
   }
-  group_trees_.clear();
-  for (int p = 0; p < model.num_trees(); ++p) {
-    const int i = island_of_tree_[p];  // -1: outside the graph
-    if (i >= 0 && sparse_island_[i]) group_trees_.push_back(p);
-  }
-  group_is_everything_ =
-      static_cast<int>(group_trees_.size()) == model.num_trees();
   if (H_.pattern() != model.pattern()) H_.Reset(model.pattern());
-  if (group_trees_.empty()) return;
-  // The group's factorization: CHOLMOD when asked for, else the block
-  // Cholesky on the tree graph.
+  // The sparse groups: with kAuto each sparse island is its own (factored
+  // only while it iterates, on the pool when there are threads), with
+  // kBlockSparse and kCholmod every island is in one.
+  const bool one_group = parameters_.linear_solver != LinearSolverType::kAuto;
+  group_of_island_.assign(num_islands, -1);
+  num_groups_ = 0;
+  for (int i = 0; i < num_islands; ++i) {
+    if (!sparse_island_[i]) continue;
+    if (!one_group || num_groups_ == 0) {
+      if (num_groups_ == static_cast<int>(groups_.size())) {
+        groups_.emplace_back();
+      }
+      groups_[num_groups_].islands.clear();
+      ++num_groups_;
+    }
+    group_of_island_[i] = num_groups_ - 1;
+    groups_[num_groups_ - 1].islands.push_back(i);
+  }
   const bool use_cholmod =
       parameters_.linear_solver == LinearSolverType::kCholmod;
-  if (!factorization_ ||
-      (factorization_->type() == LinearSolverType::kCholmod) != use_cholmod ||
-      (use_cholmod && factorization_kind_ != parameters_.cholmod_factor)) {
-    factorization_ =
-        use_cholmod
-            ? MakeCholmodHessianFactorizationOfKind(parameters_.cholmod_factor)
-            : MakeBlockSparseCholeskyFactorization();
-    factorization_kind_ = parameters_.cholmod_factor;
-  }
-  if (group_is_everything_) return;
-  // The group's sub-pattern, trees renumbered in order.
-  std::vector<int> local(model.num_trees(), -1), sizes;
-  for (size_t g = 0; g < group_trees_.size(); ++g) {
-    local[group_trees_[g]] = static_cast<int>(g);
-    sizes.push_back(model.size(group_trees_[g]));
-  }
-  std::vector<std::pair<int, int>> off;
-  group_off_diagonal_source_.clear();
-  const auto& blocks = model.pattern().off_diagonal_blocks();
-  for (size_t b = 0; b < blocks.size(); ++b) {
-    if (local[blocks[b].first] >= 0) {
-      off.emplace_back(local[blocks[b].first], local[blocks[b].second]);
-      group_off_diagonal_source_.push_back(static_cast<int>(b));
+  local_of_tree_.resize(model.num_trees());
+  for (int g = 0; g < num_groups_; ++g) {
+    SparseGroup& group = groups_[g];
+    group.factored = false;
+    // The group's factorization: CHOLMOD when asked for, else the block
+    // Cholesky on the tree graph.
+    if (!group.factorization ||
+        (group.factorization->type() == LinearSolverType::kCholmod) !=
+            use_cholmod ||
+        (use_cholmod && group.kind != parameters_.cholmod_factor)) {
+      if (group.factorization) {
+        symbolic_analyses_ +=
+            group.factorization->statistics().symbolic_analyses;
+      }
+      group.factorization = use_cholmod
+                                ? MakeCholmodHessianFactorizationOfKind(
+                                      parameters_.cholmod_factor)
+                                : MakeBlockSparseCholeskyFactorization();
+      group.kind = parameters_.cholmod_factor;
     }
-  }
-  BlockSparsityPattern group_pattern(std::move(sizes), std::move(off));
-  if (H_group_.pattern() != group_pattern) {
-    H_group_.Reset(std::move(group_pattern));
+    group.trees.clear();
+    if (group.islands.size() == 1) {
+      const std::vector<int>& trees = islands[group.islands[0]].trees;
+      group.trees.assign(trees.begin(), trees.end());
+    } else {
+      for (int p = 0; p < model.num_trees(); ++p) {
+        const int i = island_of_tree_[p];  // -1: outside the graph
+        if (i >= 0 && group_of_island_[i] == g) group.trees.push_back(p);
+      }
+    }
+    group.is_everything =
+        static_cast<int>(group.trees.size()) == model.num_trees();
+    if (group.is_everything) continue;
+    // The group's sub-pattern, trees renumbered in increasing order (which
+    // keeps every off-diagonal block (i, j) with i > j).
+    group.sizes.clear();
+    for (size_t t = 0; t < group.trees.size(); ++t) {
+      local_of_tree_[group.trees[t]] = static_cast<int>(t);
+      group.sizes.push_back(model.size(group.trees[t]));
+    }
+    group.off.clear();
+    group.off_diagonal_source.clear();
+    const auto& blocks = model.pattern().off_diagonal_blocks();
+    auto add_block = [&](int b) {
+      group.off.emplace_back(local_of_tree_[blocks[b].first],
+                             local_of_tree_[blocks[b].second]);
+      group.off_diagonal_source.push_back(b);
+    };
+    if (group.islands.size() == 1) {
+      for (int patch : islands[group.islands[0]].patches) {
+        const int b = model.patches()[patch].off_diagonal_block;
+        if (b >= 0) add_block(b);
+      }
+    } else {
+      for (size_t b = 0; b < blocks.size(); ++b) {
+        const int i = island_of_tree_[blocks[b].first];
+        if (i >= 0 && group_of_island_[i] == g) add_block(static_cast<int>(b));
+      }
+    }
+    group.pattern.Assign(group.sizes, group.off);
+    if (group.H.pattern() != group.pattern) group.H.Reset(group.pattern);
   }
 }
 
@@ -99,30 +139,34 @@ bool SapSolver::ComputeDirections(const std::vector<SapModel::Island>& islands,
   const SapModel& model = model_;
   SapSolverStatistics& stats = results->statistics;
   const int num_islands = static_cast<int>(islands.size());
-  // dv = -H^-1 grad: stepping dense islands one by one, the sparse group
+  // dv = -H^-1 grad: stepping dense islands one by one, each sparse group
   // once if any of its islands steps (all its islands' blocks assembled:
   // the factorization needs them).
   auto t0 = std::chrono::steady_clock::now();
-  bool group_steps = false;
-  for (int i = 0; i < num_islands; ++i) {
-    if (sparse_island_[i]) group_steps = group_steps || stepping_[i];
-  }
-  // The group's last factorization serves again while each stepping island
-  // of the group converged fast enough with it (factor_reuse_rate).
-  bool reuse_group =
-      group_steps && group_factored_ && parameters_.factor_reuse_rate > 0.0;
-  for (int i = 0; i < num_islands && reuse_group; ++i) {
-    if (sparse_island_[i] && stepping_[i]) {
-      reuse_group = !island_predicted_[i] &&
-                    island_rate_[i] <= parameters_.factor_reuse_rate;
+  for (int g = 0; g < num_groups_; ++g) {
+    SparseGroup& group = groups_[g];
+    group.steps = false;
+    for (int i : group.islands) group.steps = group.steps || stepping_[i];
+    // The group's last factorization serves again while each of its
+    // stepping islands converged fast enough with it (factor_reuse_rate).
+    group.stale =
+        group.steps && group.factored && parameters_.factor_reuse_rate > 0.0;
+    for (int i : group.islands) {
+      if (group.stale && stepping_[i]) {
+        group.stale = !island_predicted_[i] &&
+                      island_rate_[i] <= parameters_.factor_reuse_rate;
+      }
     }
+    for (int i : group.islands) island_state_[i].last_step_stale = group.stale;
   }
   for (int i = 0; i < num_islands; ++i) {
-    island_state_[i].last_step_stale = reuse_group && sparse_island_[i];
+    if (!sparse_island_[i]) island_state_[i].last_step_stale = false;
   }
   ForEachIsland(num_islands, [&](int i, int) {
-    if (sparse_island_[i] ? group_steps && !reuse_group : stepping_[i]) {
+    const int g = group_of_island_[i];
+    if (g >= 0 ? groups_[g].steps && !groups_[g].stale : stepping_[i]) {
       model.AssembleHessian(islands[i], G_, &H_);
+      CountChangedHessianBlocks(islands[i], &island_state_[i]);
     }
   });
   stats.time_assembly += SecondsSince(t0);
@@ -151,27 +195,50 @@ bool SapSolver::ComputeDirections(const std::vector<SapModel::Island>& islands,
     }
     round_rcond = std::min(round_rcond, island_rcond_[i]);
   }
-  if (!failed && reuse_group) {
-    SolveWithGroupFactor(model, /*refine=*/false);
-    round_rcond = std::min(round_rcond, group_rcond_);
-  } else if (!failed && group_steps) {
-    double rcond = 0.0;
-    ++stats.factorizations;
-    group_factored_ = false;
-    if (!SolveSparseGroup(model, &rcond)) {
+  // The stepping sparse groups, concurrently when there are several (each
+  // its own factorization object; CHOLMOD's stay on this thread), their
+  // outcomes in group order.
+  int stepping_groups = 0;
+  for (int g = 0; g < num_groups_; ++g) {
+    if (groups_[g].steps) groups_[stepping_groups++].ok = true;
+  }
+  auto solve_group = [&](int g, int) {
+    SparseGroup& group = groups_[g];
+    if (!group.steps) return;
+    if (group.stale) {
+      SolveWithGroupFactor(&group, /*refine=*/false);
+      group.ok = true;
+    } else {
+      group.factored = false;
+      group.ok = SolveSparseGroup(&group);
+      group.factored = group.ok;
+    }
+  };
+  if (pool_ && stepping_groups > 1 &&
+      parameters_.linear_solver != LinearSolverType::kCholmod) {
+    pool_->ForEach(num_groups_, solve_group);
+  } else {
+    for (int g = 0; g < num_groups_; ++g) solve_group(g, 0);
+  }
+  for (int g = 0; g < num_groups_ && !failed; ++g) {
+    const SparseGroup& group = groups_[g];
+    if (!group.steps) continue;
+    if (!group.stale) ++stats.factorizations;
+    if (!group.ok) {
       results->status = SapSolverStatus::kFactorizationFailed;
       results->message =
-          "the Hessian A + J'GJ is not numerically positive definite at "
+          (num_groups_ > 1
+               ? "island " + std::to_string(group.islands[0]) + ": the"
+               : std::string("the")) +
+          " Hessian A + J'GJ is not numerically positive definite at "
           "Newton iteration " +
-          std::to_string(round);
+          std::to_string(num_groups_ > 1
+                             ? island_state_[group.islands[0]].iterations
+                             : round);
       failed = true;
     }
-    round_rcond = std::min(round_rcond, rcond);
-    for (int i = 0; i < num_islands; ++i) {
-      if (sparse_island_[i]) island_rcond_[i] = rcond;
-    }
-    group_factored_ = !failed;
-    group_rcond_ = rcond;
+    round_rcond = std::min(round_rcond, group.rcond);
+    for (int i : group.islands) island_rcond_[i] = group.rcond;
   }
   stats.time_factorization += SecondsSince(t0);
   ++stats.newton_iterations;
@@ -197,6 +264,31 @@ bool SapSolver::ComputeDirections(const std::vector<SapModel::Island>& islands,
     return false;
   }
   return true;
+}
+
+void SapSolver::CountChangedHessianBlocks(const SapModel::Island& island,
+                                          NewtonIslandState* st) {
+  // After the island's first assembly of the solve, which blocks changed.
+  const bool first = st->iterations == 0;
+  for (int k : island.contacts) {
+    Matrix3& last = G_assembled_.contacts[k];
+    if (!first) {
+      ++(last == G_.contacts[k] ? st->unchanged_hessian_blocks
+                                : st->changed_hessian_blocks);
+    }
+    last = G_.contacts[k];
+  }
+  const SapModel& model = model_;
+  for (int k : island.constraints) {
+    const SapModel::ModelConstraint& m = model.constraints()[k];
+    for (int r = m.first_row; r < m.first_row + m.rows; ++r) {
+      if (!first) {
+        ++(G_assembled_.rows(r) == G_.rows(r) ? st->unchanged_hessian_blocks
+                                              : st->changed_hessian_blocks);
+      }
+      G_assembled_.rows(r) = G_.rows(r);
+    }
+  }
 }
 
 bool SapSolver::SolveDenseIsland(const SapModel& model,
@@ -293,21 +385,21 @@ bool SapSolver::SolveDenseIsland(const SapModel& model,
   return true;
 }
 
-bool SapSolver::SolveSparseGroup(const SapModel& model, double* rcond) {
+bool SapSolver::SolveSparseGroup(SparseGroup* group) {
   const BlockSparseSymmetricMatrix* H = &H_;
-  if (!group_is_everything_) {
-    for (size_t g = 0; g < group_trees_.size(); ++g) {
-      H_group_.diagonal_block(static_cast<int>(g)) =
-          H_.diagonal_block(group_trees_[g]);
+  if (!group->is_everything) {
+    for (size_t t = 0; t < group->trees.size(); ++t) {
+      group->H.diagonal_block(static_cast<int>(t)) =
+          H_.diagonal_block(group->trees[t]);
     }
-    for (size_t b = 0; b < group_off_diagonal_source_.size(); ++b) {
-      H_group_.off_diagonal_block(static_cast<int>(b)) =
-          H_.off_diagonal_block(group_off_diagonal_source_[b]);
+    for (size_t b = 0; b < group->off_diagonal_source.size(); ++b) {
+      group->H.off_diagonal_block(static_cast<int>(b)) =
+          H_.off_diagonal_block(group->off_diagonal_source[b]);
     }
-    H = &H_group_;
+    H = &group->H;
   }
-  if (!factorization_->Factor(*H)) return false;
-  *rcond = factorization_->ReciprocalConditionEstimate();
+  if (!group->factorization->Factor(*H)) return false;
+  group->rcond = group->factorization->ReciprocalConditionEstimate();
   // One step of iterative refinement (docs/theory.md §8): the Newton steps
   // of stiff contact (R ~ sigma w) solve systems with cond(H) up to ~1e10,
   // and the step's accuracy bounds the converged impulses'. Refined only
@@ -315,39 +407,42 @@ bool SapSolver::SolveSparseGroup(const SapModel& model, double* rcond) {
   // within a factor 100 of the requested relative tolerance; else it cannot
   // change what the stopping test sees.
   const double eps = std::numeric_limits<double>::epsilon();
-  SolveWithGroupFactor(model, eps > 1e-2 * parameters_.rel_tolerance * *rcond);
+  SolveWithGroupFactor(group,
+                       eps > 1e-2 * parameters_.rel_tolerance * group->rcond);
   return true;
 }
 
-void SapSolver::SolveWithGroupFactor(const SapModel& model, bool refine) {
+void SapSolver::SolveWithGroupFactor(SparseGroup* group, bool refine) {
+  const SapModel& model = model_;
   // Right-hand side: -grad (with stiction prediction's impulses, §16) on the
   // stepping islands' trees, 0 on the others (islands do not couple, so
   // their dv is exactly 0).
-  const BlockSparseSymmetricMatrix& H = group_is_everything_ ? H_ : H_group_;
-  rhs_.setZero(H.size());
+  const BlockSparseSymmetricMatrix& H = group->is_everything ? H_ : group->H;
+  Eigen::VectorXd& rhs = group->rhs;
+  rhs.setZero(H.size());
   int offset = 0;
-  for (int p : group_trees_) {
+  for (int p : group->trees) {
     if (stepping_[island_of_tree_[p]]) {
-      rhs_.segment(offset, model.size(p)) =
+      rhs.segment(offset, model.size(p)) =
           -newton_grad_.segment(model.offset(p), model.size(p));
     }
     offset += model.size(p);
   }
   if (refine) {
-    refine_rhs_ = rhs_;
-    factorization_->SolveInPlace(&rhs_);
-    H.Multiply(rhs_, &refine_product_);
-    refine_rhs_ -= refine_product_;
-    factorization_->SolveInPlace(&refine_rhs_);
-    rhs_ += refine_rhs_;
+    group->refine_rhs = rhs;
+    group->factorization->SolveInPlace(&rhs);
+    H.Multiply(rhs, &group->refine_product);
+    group->refine_rhs -= group->refine_product;
+    group->factorization->SolveInPlace(&group->refine_rhs);
+    rhs += group->refine_rhs;
   } else {
-    factorization_->SolveInPlace(&rhs_);
+    group->factorization->SolveInPlace(&rhs);
   }
   offset = 0;
-  for (int p : group_trees_) {
+  for (int p : group->trees) {
     if (stepping_[island_of_tree_[p]]) {
       dv_.segment(model.offset(p), model.size(p)) =
-          rhs_.segment(offset, model.size(p));
+          rhs.segment(offset, model.size(p));
     }
     offset += model.size(p);
   }

@@ -49,19 +49,21 @@ struct SapSolverParameters {
   double backtracking_rho{0.8};
   /// Linear solver for the Newton system: kAuto picks dense Eigen LLT for an
   /// island of up to dense_size_threshold participating DOFs or of a single
-  /// tree (one dense block), and factors the others together with the block
-  /// Cholesky on the tree graph (block_sparse_cholesky_factorization.h);
-  /// kBlockSparse and kCholmod factor every island in that one group, with
-  /// the block Cholesky or with CHOLMOD; kDense factors each island densely.
+  /// tree (one dense block), and each other island on its own with the
+  /// block Cholesky on its tree graph (block_sparse_cholesky_factorization.h);
+  /// kBlockSparse and kCholmod factor all islands together in one sparse
+  /// factorization, with the block Cholesky or with CHOLMOD; kDense factors
+  /// each island densely.
   LinearSolverType linear_solver{LinearSolverType::kAuto};
   /// 30: measured (callgrind) on the 48-body clutter at dt = 1e-2, 33% fewer
   /// instructions than 100 and 14% fewer than 12; the 10-box stack 18% fewer
   /// than 100 (docs/theory.md §8).
   int dense_size_threshold{30};
-  /// Stale factorization of the sparse group (docs/theory.md §8): a Newton
-  /// iteration solves with the group's last factorization of this solve
-  /// (no assembly, no factorization; still a descent direction, the line
-  /// search exact) while every stepping island of the group reduced its
+  /// Stale sparse factorization (docs/theory.md §8): a Newton iteration of
+  /// a sparsely factored island solves with its last factorization of this
+  /// solve (no assembly, no factorization; still a descent direction, the
+  /// line search exact) while the island (kBlockSparse and kCholmod: every
+  /// stepping island of the one factorization) reduced its
   /// scaled residual at its last iteration by at least this factor
   /// (residual ratio <= factor_reuse_rate) and none uses stiction
   /// prediction; else it factors again. 0: a fresh factorization at every
@@ -119,10 +121,10 @@ struct SapSolverParameters {
   /// Threads of one solve, >= 1 (docs/solver.md "Threads"): with more than one,
   /// the per-island work of each Newton round (evaluation, stiction prediction,
   /// Hessian assembly, dense factorizations, line searches) runs on a pool
-  /// of this many threads, the caller included; the sparse group's
-  /// factorization stays on one thread. Results are bitwise identical for
-  /// every value: islands are independent and every sum over islands is
-  /// taken in island order.
+  /// of this many threads, the caller included, and so do the islands' sparse
+  /// factorizations (kCholmod's stay on one thread). Results are bitwise
+  /// identical for every value: islands are independent and every sum over
+  /// islands is taken in island order.
   int threads{1};
 };
 

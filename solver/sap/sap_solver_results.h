@@ -41,7 +41,8 @@ struct SapIslandStatistics {
   /// alpha below stiction_prediction_min_step).
   int predicted_iterations{0};
   int rejected_predictions{0};
-  /// Factored on its own with a dense LLT (else in the CHOLMOD group).
+  /// Factored on its own with a dense LLT (else by a sparse factorization,
+  /// its own or, with kBlockSparse and kCholmod, all islands' together).
   bool dense{false};
   /// Where Newton started: -1 at v*, g >= 0 at the caller's guess g
   /// (SapSolver::SolveFromCandidates; SapSolverParameters::
@@ -64,13 +65,21 @@ struct SapSolverStatistics {
   int newton_iterations{0};
   /// Newton iterations summed over the islands (the work done).
   int island_newton_iterations{0};
-  /// Hessian factorizations performed: one per stepping dense island per
-  /// round, one per round for the CHOLMOD group when any of its islands
-  /// steps.
+  /// Hessian factorizations performed: one per stepping island per round
+  /// (with kBlockSparse and kCholmod, one per round for all the islands
+  /// together when any of them steps; none for a stale step,
+  /// factor_reuse_rate).
   int factorizations{0};
   /// Low-rank updates and downdates applied to a kept factorization instead
   /// of factoring again (each a rank-1 modification of the factor).
   int low_rank_updates{0};
+  /// What a low-rank update of the island's previous factorization would
+  /// have had to apply instead of each factorization after an island's
+  /// first in the solve: the contacts and constraint rows whose Hessian
+  /// block G changed since that factorization (a contact's 3 x 3 G: rank
+  /// up to 3 each), and those whose G did not change.
+  int changed_hessian_blocks{0};
+  int unchanged_hessian_blocks{0};
   /// Islands of the participating trees (0 without contacts), and each
   /// one's statistics in order of its first tree; the largest island's
   /// trees and velocities.
