@@ -15,6 +15,8 @@ namespace {
 // Pairs per block of the concurrent narrow phase (a block is handed to one
 // thread; a few microseconds of work).
 constexpr int kPairsPerBlock = 16;
+// Fewer pairs than this are tested on the calling thread.
+constexpr int kMinParallelPairs = 8 * kPairsPerBlock;
 
 }  // namespace
 
@@ -83,7 +85,10 @@ void CollisionDetector::SetThreads(int threads) {
   if (threads > 1) pool_ = std::make_unique<ThreadPool>(threads);
 }
 
-int CollisionDetector::threads() const { return pool_ ? pool_->threads() : 1; }
+int CollisionDetector::threads() const {
+  const ThreadPool* pool = shared_pool_ ? shared_pool_ : pool_.get();
+  return pool ? pool->threads() : 1;
+}
 
 const std::vector<ContactPoint>& CollisionDetector::FindContacts(
     const std::vector<Pose>& poses, const CollisionOptions& options,
@@ -160,9 +165,11 @@ const std::vector<ContactPoint>& CollisionDetector::FindContacts(
             " and " + std::to_string(b),
         a, b);
   };
-  contacts_.clear();
   const int num_pairs = static_cast<int>(pairs.size());
-  if (pool_ == nullptr || num_pairs < 2 * kPairsPerBlock) {  // one thread
+  ThreadPool* pool = shared_pool_ ? shared_pool_ : pool_.get();
+  if (pool == nullptr || pool->threads() == 1 ||
+      num_pairs < kMinParallelPairs) {  // one thread
+    contacts_.clear();
     for (const auto& [i, j] : pairs) {
       collide_pair(i, j, &contacts_);
       check_limit();
@@ -170,13 +177,14 @@ const std::vector<ContactPoint>& CollisionDetector::FindContacts(
     return contacts_;
   }
   // Blocks of pairs on the pool's threads (the narrow phase keeps its
-  // scratch in thread_local storage), merged in pair order.
+  // scratch in thread_local storage), then copied in pair order to their
+  // places in contacts_, also on the pool.
   const int blocks = (num_pairs + kPairsPerBlock - 1) / kPairsPerBlock;
   if (static_cast<int>(block_contacts_.size()) < blocks) {
     block_contacts_.resize(blocks);
   }
-  pool_->ForEach(blocks, [&](int block, int) {
-    std::vector<ContactPoint>& out = block_contacts_[block];
+  pool->ForEach(blocks, [&](int block, int) {
+    std::vector<ContactPoint>& out = block_contacts_[block].contacts;
     out.clear();
     const int end = std::min(num_pairs, (block + 1) * kPairsPerBlock);
     for (int p = block * kPairsPerBlock; p < end; ++p) {
@@ -185,11 +193,29 @@ const std::vector<ContactPoint>& CollisionDetector::FindContacts(
       if (out.size() > options.max_contacts) return;
     }
   });
+  block_offsets_.resize(blocks + 1);
+  block_offsets_[0] = 0;
   for (int block = 0; block < blocks; ++block) {
-    contacts_.insert(contacts_.end(), block_contacts_[block].begin(),
-                     block_contacts_[block].end());
-    check_limit();
+    block_offsets_[block + 1] =
+        block_offsets_[block] + block_contacts_[block].contacts.size();
   }
+  if (block_offsets_[blocks] > options.max_contacts) {
+    // Past the limit: merged in order up to the pair that crossed it.
+    contacts_.clear();
+    for (int block = 0; block < blocks; ++block) {
+      const std::vector<ContactPoint>& found = block_contacts_[block].contacts;
+      contacts_.insert(contacts_.end(), found.begin(), found.end());
+      check_limit();
+    }
+  }
+  // contacts_ keeps its size from the last call: resizing constructs only
+  // the contacts beyond it.
+  contacts_.resize(block_offsets_[blocks]);
+  pool->ForEach(blocks, [&](int block, int) {
+    const std::vector<ContactPoint>& found = block_contacts_[block].contacts;
+    std::copy(found.begin(), found.end(),
+              contacts_.begin() + block_offsets_[block]);
+  });
   return contacts_;
 }
 

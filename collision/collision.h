@@ -63,6 +63,13 @@ class CollisionDetector {
   /// contacts are the same, bitwise, in the same order, for any number.
   /// @throws std::invalid_argument if threads < 1.
   void SetThreads(int threads);
+  /// Runs FindContacts on `pool` instead (not owned; nullptr: the threads of
+  /// SetThreads again): a caller that already keeps a pool, such as the
+  /// time stepper with its solver's, shares it, so that one pool's workers,
+  /// not two pools' competing ones, serve both. The pool must outlive its
+  /// use and run no other loop during FindContacts. Contacts unchanged.
+  void UseThreadPool(ThreadPool* pool) { shared_pool_ = pool; }
+  /// Threads of the pool FindContacts runs on (1 without one).
   int threads() const;
 
   int num_bodies() const { return static_cast<int>(bodies_.size()); }
@@ -113,7 +120,14 @@ class CollisionDetector {
   // Concurrent narrow phase (SetThreads): the pool, null for one thread,
   // and the contacts of each block of pairs, merged in pair order.
   std::unique_ptr<ThreadPool> pool_;
-  std::vector<std::vector<ContactPoint>> block_contacts_;
+  ThreadPool* shared_pool_{nullptr};  // UseThreadPool
+  // One cache line per block's vector: threads filling neighbouring blocks
+  // do not share the line their vectors' end pointers live in.
+  struct alignas(64) BlockContacts {
+    std::vector<ContactPoint> contacts;
+  };
+  std::vector<BlockContacts> block_contacts_;
+  std::vector<size_t> block_offsets_;  // each block's first in contacts_
   BroadPhase broad_phase_;
   // Sorted (smaller, larger) index pairs.
   std::vector<std::pair<int, int>> excluded_;

@@ -120,8 +120,6 @@ TimeStepper::TimeStepper(const Scene& scene)
     : scene_(Validated(scene)),
       collision_(MakeCollisionDetector(scene)),
       sap_(MakeSapParameters(scene.solver)) {
-  // The scene's solver.threads for collision too (its own pool).
-  collision_.SetThreads(scene_.solver.threads);
   // Links that overlap at the start and may collide (after the scene's
   // own warnings; sapsim run adds them to the scene before the run).
   for (std::string& w : SelfCollisionOverlapWarnings(scene_)) {
@@ -394,7 +392,7 @@ void TimeStepper::BuildProblem() {
   };
   const int nc = static_cast<int>(last_.contacts.size());
   ThreadPool* pool = sap_.thread_pool();
-  if (pool != nullptr && pool->threads() > 1 && nc >= 64) {
+  if (pool != nullptr && pool->threads() > 1 && nc >= 256) {
     pool->ForEach(nc, build_contact, 16);
   } else {
     for (int k = 0; k < nc; ++k) build_contact(k, 0);
@@ -555,6 +553,9 @@ void TimeStepper::UpdateColliderPoses() {
 void TimeStepper::Collide(StepInfo* info) {
   CollisionOptions options;
   options.margin = scene_.collision.margin;
+  // Collision on the solver's pool (scene key solver.threads): one pool
+  // whose workers serve both, not two competing for the cores.
+  collision_.UseThreadPool(sap_.thread_pool());
   try {
     if (scene_.solver.sleep) UpdateResting();
     last_.contacts =

@@ -191,13 +191,17 @@ class SapSolver {
   bool SolveDenseIsland(const SapModel& model, const SapModel::Island& island,
                         int worker, double* rcond);
   static constexpr int kIslandGrain = 16;
+  static constexpr int kMinParallelContacts = 256;
   // body(i, worker) for each island index i in [0, n), on the pool when
-  // parameters_.threads > 1 and there is more than one hand-out of
-  // kIslandGrain islands, else in order on this thread (one hand-out would
-  // run on one thread anyway, after waking the pool for nothing).
+  // parameters_.threads > 1, there is more than one hand-out of
+  // kIslandGrain islands and the model has kMinParallelContacts contacts or
+  // more, else in order on this thread (one hand-out would run on one
+  // thread anyway, after waking the pool for nothing; a small scene's
+  // islands cost less than moving their data between cores).
   template <class Body>
   void ForEachIsland(int n, Body&& body) {
-    if (pool_ && n > kIslandGrain) {
+    if (pool_ && n > kIslandGrain &&
+        model_.num_contacts() >= kMinParallelContacts) {
       // Contiguous runs of islands per hand-out: neighbouring islands'
       // segments of the workspaces share cache lines.
       pool_->ForEach(n, body, kIslandGrain);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sapcontact/collision/collision.h"
+#include "sapcontact/parallel/thread_pool.h"
 
 namespace sapcontact {
 namespace {
@@ -127,6 +128,26 @@ TEST(ConcurrentNarrowPhase, ThreadsAreSetAndMovedWithTheDetector) {
   moved.SetThreads(1);  // back to the caller's thread alone
   EXPECT_EQ(moved.threads(), 1);
   EXPECT_EQ(moved.FindContacts(j.poses).size(), reference.size());
+}
+
+TEST(ConcurrentNarrowPhase, SharedPoolGivesTheSameContacts) {
+  const Jumble j = MakeJumble();
+  CollisionDetector serial(j.bodies);
+  const std::vector<ContactPoint> reference = serial.FindContacts(j.poses);
+  ThreadPool pool(2);
+  CollisionDetector shared(j.bodies);
+  shared.UseThreadPool(&pool);  // the caller's pool, not one of its own
+  EXPECT_EQ(shared.threads(), 2);
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    const std::vector<ContactPoint>& found = shared.FindContacts(j.poses);
+    ASSERT_EQ(found.size(), reference.size());
+    for (size_t k = 0; k < found.size(); ++k) {
+      ASSERT_TRUE(SameBits(found[k], reference[k])) << "contact " << k;
+    }
+  }
+  shared.UseThreadPool(nullptr);  // back to its own threads (one)
+  EXPECT_EQ(shared.threads(), 1);
+  EXPECT_EQ(shared.FindContacts(j.poses).size(), reference.size());
 }
 
 }  // namespace

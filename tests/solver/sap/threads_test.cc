@@ -20,14 +20,16 @@ namespace {
 
 using testing::BitwiseEqual;
 
-// Islands of every kind: 40 lone sliding boxes, 6 chains of 3 boxes and 3
-// chains of 8 boxes (48 DOFs: above dense_size_threshold), side by side.
+// Islands of every kind: 100 lone sliding boxes, 6 chains of 3 boxes and 3
+// chains of 8 boxes (48 DOFs: above dense_size_threshold), side by side:
+// 142 trees and over 256 contacts, enough for every loop to go to the pool
+// (kMinParallelContacts, kMinParallelTrees).
 SapProblem MixedIslands(double jiggle) {
   fixtures::BoxSetup s;
   s.jiggle = jiggle;
   fixtures::BoxWorld w(s);
   int n = 0;
-  for (int i = 0; i < 40; ++i, ++n) {
+  for (int i = 0; i < 100; ++i, ++n) {
     const int b =
         w.AddBox(Eigen::Vector3d(i, 0, 0.05), fixtures::Jiggle(n, jiggle));
     w.AddGroundContacts(b);
@@ -78,6 +80,9 @@ struct Variant {
 
 TEST(SapSolverThreads, BitwiseIdenticalToOneThread) {
   const SapProblem problem = MixedIslands(0.3);
+  // Large enough for the contact, tree and island loops to use the pool.
+  ASSERT_GE(problem.contacts.size(), 256u);
+  ASSERT_GE(problem.trees.size(), 128u);
   for (const Variant& variant :
        {Variant{"auto", LinearSolverType::kAuto, true, LineSearchType::kExact},
         Variant{"auto, no prediction", LinearSolverType::kAuto, false,
