@@ -16,7 +16,7 @@ namespace {
 // thread; a few microseconds of work).
 constexpr int kPairsPerBlock = 16;
 // Fewer pairs than this are tested on the calling thread.
-constexpr int kMinParallelPairs = 8 * kPairsPerBlock;
+constexpr int kMinParallelPairs = 32 * kPairsPerBlock;
 
 }  // namespace
 

@@ -25,10 +25,7 @@ ThreadPool::ThreadPool(int threads) {
     throw std::invalid_argument(
         "ThreadPool: threads = " + std::to_string(threads) + " (must be >= 1)");
   }
-  workers_.reserve(threads - 1);
-  for (int w = 1; w < threads; ++w) {
-    workers_.emplace_back([this, w]() { WorkerLoop(w); });
-  }
+  threads_ = threads;
 }
 
 ThreadPool::~ThreadPool() {
@@ -94,9 +91,15 @@ void ThreadPool::WorkerLoop(int worker) {
 void ThreadPool::Run(int n, int grain, void* body, Call call) {
   if (n <= 0) return;
   if (grain < 1) grain = 1;
-  if (workers_.empty() || n <= grain) {
+  if (threads_ == 1 || n <= grain) {
     for (int i = 0; i < n; ++i) call(body, i, 0);
     return;
+  }
+  if (workers_.empty()) {  // the first loop that needs them
+    workers_.reserve(threads_ - 1);
+    for (int w = 1; w < threads_; ++w) {
+      workers_.emplace_back([this, w]() { WorkerLoop(w); });
+    }
   }
   // Publish the loop (its fields before its number), then wake the
   // sleeping workers.

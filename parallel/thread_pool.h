@@ -4,7 +4,8 @@
 // computed the same way whichever thread takes it, and every reduction over
 // items is left to the caller, in item order, after the loop (README
 // "Threads"). A pool of one thread runs the loop on the caller, creating no
-// threads.
+// threads; the workers of a larger one start at its first loop of more than
+// one hand-out (a pool that only ever runs smaller loops creates none).
 //
 //   ThreadPool pool(2);
 //   pool.ForEach(num_islands, [&](int island, int worker) { ... });
@@ -37,7 +38,7 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  int threads() const { return static_cast<int>(workers_.size()) + 1; }
+  int threads() const { return threads_; }
 
   /// Calls body(item, worker) once for each item in [0, n), items taken in
   /// increasing order by whichever thread is free, `grain` at a time;
@@ -60,7 +61,9 @@ class ThreadPool {
   // Takes and runs items of the current loop until none is left.
   void Drain(int worker);
 
-  std::vector<std::thread> workers_;
+  int threads_{1};
+  std::vector<std::thread>
+      workers_;  // started by the first Run that needs them
   // Sleeping workers wait on wake_ (under mutex_) for a new generation_.
   std::mutex mutex_;
   std::condition_variable wake_;

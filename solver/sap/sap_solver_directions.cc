@@ -215,6 +215,7 @@ bool SapSolver::ComputeDirections(const std::vector<SapModel::Island>& islands,
     }
   };
   if (pool_ && stepping_groups > 1 &&
+      model.num_contacts() >= kMinParallelContacts &&
       parameters_.linear_solver != LinearSolverType::kCholmod) {
     pool_->ForEach(num_groups_, solve_group);
   } else {

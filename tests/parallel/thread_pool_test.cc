@@ -1,20 +1,49 @@
 // ThreadPool (parallel/thread_pool.h): every item runs exactly once
 // whatever the thread count and grain, the workers really run items
 // (worker indices other than 0 appear when items wait for each other), a
-// body's exception reaches the caller and the pool stays usable, and bad
-// sizes are rejected.
+// body's exception reaches the caller and the pool stays usable, bad
+// sizes are rejected, and the workers start only with the first loop that
+// needs them.
 #include "sapcontact/parallel/thread_pool.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 namespace sapcontact {
 namespace {
+
+// Threads of this process (Linux: one directory per thread).
+int ProcessThreads() {
+  int n = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/self/task")) {
+    (void)entry;
+    ++n;
+  }
+  return n;
+}
+
+TEST(ThreadPool, WorkersStartWithTheFirstLoopThatNeedsThem) {
+  const int before = ProcessThreads();
+  ThreadPool pool(3);
+  EXPECT_EQ(pool.threads(), 3);
+  EXPECT_EQ(ProcessThreads(), before);  // constructed: no thread yet
+  int sum = 0;
+  pool.ForEach(
+      4, [&](int i, int) { sum += i; }, 4);  // one hand-out
+  EXPECT_EQ(sum, 6);
+  EXPECT_EQ(ProcessThreads(), before);  // ran on the caller alone
+  std::vector<std::atomic<int>> count(100);
+  pool.ForEach(100, [&](int i, int) { count[i].fetch_add(1); });
+  for (const auto& c : count) EXPECT_EQ(c.load(), 1);
+  EXPECT_EQ(ProcessThreads(), before + 2);  // the two workers
+}
 
 TEST(ThreadPool, EveryItemExactlyOnce) {
   for (int threads : {1, 2, 3, 8}) {
