@@ -10,39 +10,31 @@
 
 #include <atomic>
 #include <chrono>
-#include <filesystem>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "tests/common/concurrency.h"
+
 namespace sapcontact {
 namespace {
 
-// Threads of this process (Linux: one directory per thread).
-int ProcessThreads() {
-  int n = 0;
-  for (const auto& entry :
-       std::filesystem::directory_iterator("/proc/self/task")) {
-    (void)entry;
-    ++n;
-  }
-  return n;
-}
+using testing::ProcessThreadCount;
 
 TEST(ThreadPool, WorkersStartWithTheFirstLoopThatNeedsThem) {
-  const int before = ProcessThreads();
+  const int before = ProcessThreadCount();
   ThreadPool pool(3);
   EXPECT_EQ(pool.threads(), 3);
-  EXPECT_EQ(ProcessThreads(), before);  // constructed: no thread yet
+  EXPECT_EQ(ProcessThreadCount(), before);  // constructed: no thread yet
   int sum = 0;
   pool.ForEach(
       4, [&](int i, int) { sum += i; }, 4);  // one hand-out
   EXPECT_EQ(sum, 6);
-  EXPECT_EQ(ProcessThreads(), before);  // ran on the caller alone
+  EXPECT_EQ(ProcessThreadCount(), before);  // ran on the caller alone
   std::vector<std::atomic<int>> count(100);
   pool.ForEach(100, [&](int i, int) { count[i].fetch_add(1); });
   for (const auto& c : count) EXPECT_EQ(c.load(), 1);
-  EXPECT_EQ(ProcessThreads(), before + 2);  // the two workers
+  EXPECT_EQ(ProcessThreadCount(), before + 2);  // the two workers
 }
 
 TEST(ThreadPool, EveryItemExactlyOnce) {
