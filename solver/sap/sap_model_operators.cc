@@ -11,6 +11,26 @@
 
 namespace sapcontact {
 
+namespace {
+
+// out_t += J_t' gamma_m for each side t of a limit, holonomic or actuation
+// constraint m (rows from row_offset on in gamma).
+void AddConstraintJTranspose(const SapModel::ModelConstraint& m,
+                             const Eigen::VectorXd& gamma, int row_offset,
+                             const std::vector<int>& offsets,
+                             const std::vector<int>& sizes,
+                             Eigen::VectorXd* out) {
+  const auto g = gamma.segment(row_offset + m.first_row, m.rows);
+  out->segment(offsets[m.tree_a], sizes[m.tree_a]).noalias() +=
+      m.J_a->transpose() * g;
+  if (m.J_b) {
+    out->segment(offsets[m.tree_b], sizes[m.tree_b]).noalias() +=
+        m.J_b->transpose() * g;
+  }
+}
+
+}  // namespace
+
 void SapModel::Gather(const Eigen::VectorXd& v_full, Eigen::VectorXd* v) const {
   v->resize(num_velocities_);
   for (int p = 0; p < num_trees(); ++p) {
@@ -72,13 +92,7 @@ void SapModel::MultiplyJTranspose(const Eigen::VectorXd& gamma,
                                   Eigen::VectorXd* out) const {
   out->setZero(num_velocities_);
   for (const ModelConstraint& m : constraints_) {
-    const auto g = gamma.segment(row_offset() + m.first_row, m.rows);
-    out->segment(offsets_[m.tree_a], sizes_[m.tree_a]).noalias() +=
-        m.J_a->transpose() * g;
-    if (m.J_b) {
-      out->segment(offsets_[m.tree_b], sizes_[m.tree_b]).noalias() +=
-          m.J_b->transpose() * g;
-    }
+    AddConstraintJTranspose(m, gamma, row_offset(), offsets_, sizes_, out);
   }
   for (int k = 0; k < num_contacts(); ++k) {
     const ModelContact& m = contacts_[k];
@@ -203,13 +217,7 @@ void SapModel::MultiplyJTranspose(const Island& island,
   }
   for (int k : island.constraints) {
     const ModelConstraint& m = constraints_[k];
-    const auto g = gamma.segment(row_offset() + m.first_row, m.rows);
-    out->segment(offsets_[m.tree_a], sizes_[m.tree_a]).noalias() +=
-        m.J_a->transpose() * g;
-    if (m.J_b) {
-      out->segment(offsets_[m.tree_b], sizes_[m.tree_b]).noalias() +=
-          m.J_b->transpose() * g;
-    }
+    AddConstraintJTranspose(m, gamma, row_offset(), offsets_, sizes_, out);
   }
 }
 
