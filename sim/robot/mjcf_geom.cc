@@ -1,0 +1,175 @@
+#include "sapcontact/sim/robot/mjcf_geom.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+namespace sapcontact {
+namespace {
+
+using Eigen::Vector3d;
+using Eigen::VectorXd;
+
+// Rotational inertia of a solid ellipsoid of mass m and semi-axes a, b, c
+// about its centre.
+Eigen::Matrix3d EllipsoidInertia(double m, const Vector3d& r) {
+  return (m / 5.0 *
+          Vector3d(r.y() * r.y() + r.z() * r.z(), r.x() * r.x() + r.z() * r.z(),
+                   r.x() * r.x() + r.y() * r.y()))
+      .asDiagonal();
+}
+
+}  // namespace
+
+MjcfGeom ReadMjcfGeom(
+    const MjcfDocument& doc, const MjcfDocument::Element* e,
+    const std::string& cls, const Eigen::Isometry3d& X_WB,
+    const std::map<std::string, const MjcfDocument::Element*>& meshes,
+    const MeshLimits& limits, std::vector<std::string>* warnings) {
+  MjcfGeom g;
+  const char* name = e->Attribute("name");
+  g.name = name != nullptr ? name : "";
+  const std::string type = doc.Text(e, "type", cls, "sphere");
+  // size: up to 3 numbers, unused ones 0 (MuJoCo's default size is 0).
+  const VectorXd size =
+      doc.Numbers(e, "size", cls, VectorXd::Zero(3), /*min_count=*/1);
+  const char* fromto_text = doc.Find(e, "fromto", cls);
+
+  // The frame: fromto (capsule, cylinder, box, ellipsoid) or pos and
+  // orientation.
+  Eigen::Isometry3d X = Eigen::Isometry3d::Identity();
+  double half_length = size[1];
+  if (fromto_text != nullptr) {
+    if (type != "capsule" && type != "cylinder" && type != "box" &&
+        type != "ellipsoid") {
+      doc.Fail(e,
+               "fromto is for capsule, cylinder, box and ellipsoid geoms, "
+               "not " +
+                   type);
+    }
+    const VectorXd ft = doc.Numbers(e, "fromto", cls, VectorXd::Zero(6));
+    const Vector3d a = ft.head<3>(), b = ft.tail<3>();
+    if ((b - a).norm() < 1e-10) doc.Fail(e, "fromto's two points coincide");
+    X.translation() = 0.5 * (a + b);
+    // MuJoCo's z axis points from the second point to the first.
+    X.linear() = MjcfZAxisToQuaternion(a - b).toRotationMatrix();
+    half_length = 0.5 * (b - a).norm();
+  } else {
+    X.translation() = doc.Numbers(e, "pos", cls, VectorXd::Zero(3));
+    X.linear() = doc.Orientation(e).toRotationMatrix();
+  }
+  if (doc.compiler().global) X = X_WB.inverse() * X;
+
+  const auto need = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      if (!(size[i] > 0.0)) {
+        doc.Fail(e, "a " + type + " needs " + std::to_string(n) +
+                        " positive size entr" + (n == 1 ? "y" : "ies"));
+      }
+    }
+  };
+  Vector3d ellipsoid_radii = Vector3d::Zero();
+  std::shared_ptr<const MeshShape> mesh;
+  if (type == "plane") {
+    g.shape = MakePlane();
+  } else if (type == "sphere") {
+    need(1);
+    g.shape = MakeSphere(size[0]);
+  } else if (type == "capsule" || type == "cylinder") {
+    need(1);
+    if (!(half_length > 0.0)) {
+      doc.Fail(e, "a " + type +
+                      " needs a half-length (size's second entry) "
+                      "or fromto");
+    }
+    g.shape = type == "capsule" ? MakeCapsule(size[0], 2.0 * half_length)
+                                : MakeCylinder(size[0], 2.0 * half_length);
+  } else if (type == "box") {
+    Vector3d h = size.head<3>();
+    if (fromto_text != nullptr) h.z() = half_length;
+    if (!(h.minCoeff() > 0.0)) doc.Fail(e, "a box needs 3 positive half sizes");
+    g.shape = MakeBox(2 * h.x(), 2 * h.y(), 2 * h.z());
+  } else if (type == "ellipsoid") {
+    ellipsoid_radii = size.head<3>();
+    if (fromto_text != nullptr) ellipsoid_radii.z() = half_length;
+    if (!(ellipsoid_radii.minCoeff() > 0.0)) {
+      doc.Fail(e, "an ellipsoid needs 3 positive radii");
+    }
+    g.shape = MakeSphere(ellipsoid_radii.maxCoeff());
+    g.approximated = true;
+    warnings->push_back(doc.Where(e) +
+                        ": an ellipsoid collides as the sphere of its largest "
+                        "radius (its mass properties are the ellipsoid's)");
+  } else if (type == "mesh") {
+    const std::string mesh_name = doc.Text(e, "mesh", cls, "");
+    auto it = meshes.find(mesh_name);
+    if (it == meshes.end()) {
+      doc.Fail(e, mesh_name.empty()
+                      ? "a mesh geom needs mesh=\"...\""
+                      : "no <mesh> asset named '" + mesh_name + "'");
+    }
+    const MjcfDocument::Element* m = it->second;
+    const char* file = m->Attribute("file");
+    if (file == nullptr) doc.Fail(m, "a <mesh> needs a file");
+    g.mesh_file = doc.Resolve(file, doc.compiler().mesh_dir);
+    const Vector3d scale = doc.Numbers(m, "scale", "", Vector3d::Ones());
+    try {
+      mesh = LoadMeshShape(g.mesh_file, file, scale, /*centre=*/false, limits);
+    } catch (const std::exception& ex) {
+      doc.Fail(e, std::string("mesh '") + mesh_name + "': " + ex.what());
+    }
+    g.shape = MakeMesh(mesh);
+  } else {
+    g.collides = false;
+    warnings->push_back(doc.Where(e) + ": geom type '" + type +
+                        "' is not supported: it takes no part in contact or "
+                        "mass");
+    return g;
+  }
+  g.pose.position = X.translation();
+  g.pose.orientation = Eigen::Quaterniond(X.linear()).normalized();
+
+  // contype/conaffinity 0: a visual geom. Bitmask filtering beyond that is
+  // not modelled: the geom collides with everything.
+  const double contype = doc.Number(e, "contype", cls, 1.0);
+  const double conaffinity = doc.Number(e, "conaffinity", cls, 1.0);
+  g.collides = contype != 0.0 || conaffinity != 0.0;
+  g.friction =
+      doc.Numbers(e, "friction", cls, Vector3d(1.0, 0.005, 0.0001), 1)[0];
+  g.rgba = doc.Numbers(e, "rgba", cls, Eigen::Vector4d(0.5, 0.5, 0.5, 1.0));
+
+  if (type == "plane") return g;  // no mass
+  // Mass properties: mass="..." or density (1000 kg/m^3) times volume.
+  const char* mass_text = doc.Find(e, "mass", cls);
+  const double density = doc.Number(e, "density", cls, 1000.0);
+  if (!(density >= 0.0)) doc.Fail(e, "density must be >= 0");
+  double volume = 0.0;
+  Eigen::Matrix3d unit_inertia;  // per unit mass, about the centroid
+  Vector3d centroid = Vector3d::Zero();
+  if (type == "ellipsoid") {
+    volume = 4.0 / 3.0 * M_PI * ellipsoid_radii.prod();
+    unit_inertia = EllipsoidInertia(1.0, ellipsoid_radii);
+  } else if (type == "mesh") {
+    if (!mesh->closed || !(mesh->volume > 0.0)) {
+      g.mass_error =
+          "the mesh is not closed, so it has no volume to give "
+          "its mass properties (give the body an <inertial>)";
+      return g;
+    }
+    volume = mesh->volume;
+    unit_inertia = MassPropertiesFromMass(g.shape, 1.0).inertia;
+    centroid = mesh->centroid;
+  } else {
+    volume = Volume(g.shape);
+    unit_inertia = MassPropertiesFromMass(g.shape, 1.0).inertia;
+  }
+  g.mass =
+      mass_text != nullptr ? doc.Number(e, "mass", cls, 0.0) : density * volume;
+  if (!(g.mass >= 0.0)) doc.Fail(e, "mass must be >= 0");
+  const Eigen::Matrix3d R = X.linear();
+  g.com = X * centroid;
+  g.inertia = g.mass * R * unit_inertia * R.transpose();
+  return g;
+}
+
+}  // namespace sapcontact

@@ -1,0 +1,591 @@
+#include "sapcontact/sim/robot/mjcf_loader.h"
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "sapcontact/sim/robot/mjcf_document.h"
+#include "sapcontact/sim/robot/mjcf_geom.h"
+
+namespace sapcontact {
+namespace {
+
+using Element = MjcfDocument::Element;
+using Eigen::Isometry3d;
+using Eigen::Matrix3d;
+using Eigen::Vector3d;
+using Eigen::VectorXd;
+
+Isometry3d Translation(const Vector3d& p) {
+  Isometry3d X = Isometry3d::Identity();
+  X.translation() = p;
+  return X;
+}
+
+Pose ToPose(const Isometry3d& X) {
+  Pose p;
+  p.position = X.translation();
+  p.orientation = Eigen::Quaterniond(X.linear()).normalized();
+  return p;
+}
+
+// Mass properties given in the body frame B, in a frame L with X_LB.
+LinkInertia InLink(const LinkInertia& in_body, const Isometry3d& X_LB) {
+  LinkInertia li = in_body;
+  li.com = X_LB * in_body.com;
+  li.inertia = X_LB.linear() * in_body.inertia * X_LB.linear().transpose();
+  return li;
+}
+
+Isometry3d ToIsometry(const Pose& p) {
+  Isometry3d X = Isometry3d::Identity();
+  X.linear() = p.rotation();
+  X.translation() = p.position;
+  return X;
+}
+
+// Mass properties accumulated about a common point.
+struct MassSum {
+  double mass{0.0};
+  Vector3d first_moment{Vector3d::Zero()};
+  Matrix3d inertia_origin{Matrix3d::Zero()};  // about the body origin
+
+  void Add(double m, const Vector3d& com, const Matrix3d& I_com) {
+    mass += m;
+    first_moment += m * com;
+    inertia_origin += I_com + m * (com.squaredNorm() * Matrix3d::Identity() -
+                                   com * com.transpose());
+  }
+  LinkInertia ToLinkInertia() const {
+    LinkInertia li;
+    li.mass = mass;
+    if (mass <= 0.0) return li;
+    li.com = first_moment / mass;
+    li.inertia =
+        inertia_origin - mass * (li.com.squaredNorm() * Matrix3d::Identity() -
+                                 li.com * li.com.transpose());
+    li.inertia = 0.5 * (li.inertia + li.inertia.transpose());
+    return li;
+  }
+};
+
+// Counts of attributes read but not modelled, reported once per robot.
+struct Unmodelled {
+  std::map<std::string, int> count;
+  std::map<std::string, std::string> first;
+  void Add(const std::string& what, const std::string& where) {
+    if (count[what]++ == 0) first[what] = where;
+  }
+  void Report(std::vector<std::string>* warnings) const {
+    for (const auto& [what, n] : count) {
+      warnings->push_back(first.at(what) + ": " + what + " of " +
+                          std::to_string(n) + " joint" + (n == 1 ? "" : "s") +
+                          " ignored (not modelled), the first here");
+    }
+  }
+};
+
+class MjcfReader {
+ public:
+  MjcfReader(const MjcfDocument& doc, const MjcfOptions& options)
+      : doc_(doc), options_(options) {}
+
+  MjcfModel Read();
+
+ private:
+  bool HasJoint(const Element* body) const;
+  void ReadOptions();
+  void ReadAssets();
+  void ReadStatic(const Element* body, const std::string& cls,
+                  const Isometry3d& X_W_parent);
+  MjcfGeom ReadWorldGeom(const Element* g, const std::string& cls,
+                         const Isometry3d& X_WB, int index);
+  void ScaleToTotalMass();
+  // Adds body `e` (and its subtree) to robot `d`.
+  void ReadBody(const Element* e, const std::string& inherited, int parent_link,
+                const Isometry3d& X_PL_parent, const Isometry3d& X_W_parent,
+                int robot, RobotDescription* d, Unmodelled* unmodelled);
+  int AddJointChain(const Element* body, const std::string& body_name,
+                    const std::vector<const Element*>& joints,
+                    const std::string& cls, int parent_link,
+                    const Isometry3d& X_PL_B0, const Isometry3d& X_WB,
+                    const LinkInertia& in_body, RobotDescription* d,
+                    Unmodelled* unmodelled, Isometry3d* X_LB,
+                    std::vector<double>* q0);
+  LinkInertia BodyInertia(const Element* e, const Isometry3d& X_WB,
+                          const std::vector<MjcfGeom>& geoms);
+  void CountIgnored(const Element* e);
+
+  const MjcfDocument& doc_;
+  const MjcfOptions& options_;
+  MjcfModel model_;
+  // Mass of the static bodies (settotalmass counts them, as MuJoCo does).
+  double static_mass_{0.0};
+  std::map<std::string, const Element*> meshes_;
+  std::map<std::string, int> ignored_;
+};
+
+bool MjcfReader::HasJoint(const Element* body) const {
+  for (const Element* c : doc_.Children(body)) {
+    const std::string t = c->Name();
+    if (t == "joint" || t == "freejoint") return true;
+    if (t == "body" && HasJoint(c)) return true;
+  }
+  return false;
+}
+
+void MjcfReader::ReadOptions() {
+  for (const Element* o : doc_.Children(doc_.root(), "option")) {
+    model_.time_step = doc_.Number(o, "timestep", "", model_.time_step);
+    if (!(model_.time_step > 0.0)) doc_.Fail(o, "timestep must be > 0");
+    model_.gravity = doc_.Numbers(o, "gravity", "", model_.gravity);
+    const std::string integrator = doc_.Text(o, "integrator", "", "Euler");
+    if (integrator != "Euler") {
+      model_.warnings.push_back(
+          doc_.Where(o) + ": integrator '" + integrator +
+          "' is not ours: the model steps with the convex implicit step "
+          "(docs/theory.md)");
+    }
+  }
+}
+
+void MjcfReader::ReadAssets() {
+  for (const Element* a : doc_.Children(doc_.root(), "asset")) {
+    for (const Element* m : doc_.Children(a, "mesh")) {
+      const char* name = m->Attribute("name");
+      const char* file = m->Attribute("file");
+      std::string key = name != nullptr ? std::string(name) : std::string();
+      if (key.empty() && file != nullptr) {
+        key = std::filesystem::path(file).stem().string();
+      }
+      if (key.empty()) doc_.Fail(m, "a <mesh> needs a name or a file");
+      meshes_[key] = m;
+    }
+  }
+}
+
+void MjcfReader::CountIgnored(const Element* e) { ++ignored_[e->Name()]; }
+
+MjcfGeom MjcfReader::ReadWorldGeom(const Element* g, const std::string& cls,
+                                   const Isometry3d& X_WB, int index) {
+  MjcfGeom geom = ReadMjcfGeom(doc_, g, doc_.ClassOf(g, cls), X_WB, meshes_,
+                               options_.mesh_limits, &model_.warnings);
+  if (!geom.collides) return geom;
+  MjcfWorldGeometry w;
+  w.name = "world/" + (geom.name.empty() ? std::to_string(index) : geom.name);
+  w.shape = geom.shape;
+  w.pose = ToPose(X_WB * ToIsometry(geom.pose));
+  w.friction = geom.friction;
+  model_.world_geometries.push_back(w);
+  return geom;
+}
+
+void MjcfReader::ReadStatic(const Element* body, const std::string& cls,
+                            const Isometry3d& X_W_parent) {
+  const std::string own = doc_.ChildClassOf(body, cls);
+  Isometry3d X_WB =
+      Translation(doc_.Numbers(body, "pos", "", Vector3d::Zero()));
+  X_WB.linear() = doc_.Orientation(body).toRotationMatrix();
+  if (!doc_.compiler().global) X_WB = X_W_parent * X_WB;
+  MjcfBody b;
+  b.name = body->Attribute("name") ? body->Attribute("name") : "";
+  b.body_in_link = ToPose(X_WB);
+  model_.bodies.push_back(b);
+  int index = static_cast<int>(model_.world_geometries.size());
+  std::vector<MjcfGeom> geoms;
+  for (const Element* c : doc_.Children(body)) {
+    const std::string t = c->Name();
+    if (t == "geom") {
+      geoms.push_back(ReadWorldGeom(c, own, X_WB, index++));
+    } else if (t == "body") {
+      ReadStatic(c, own, X_WB);
+    } else if (t != "inertial") {
+      CountIgnored(c);
+    }
+  }
+  static_mass_ += BodyInertia(body, X_WB, geoms).mass;
+}
+
+int MjcfReader::AddJointChain(const Element* body, const std::string& body_name,
+                              const std::vector<const Element*>& joints,
+                              const std::string& cls, int parent_link,
+                              const Isometry3d& X_PL_B0, const Isometry3d& X_WB,
+                              const LinkInertia& in_body, RobotDescription* d,
+                              Unmodelled* unmodelled, Isometry3d* X_LB,
+                              std::vector<double>* q0) {
+  const bool global = doc_.compiler().global;
+  const double unit = doc_.compiler().degrees ? M_PI / 180.0 : 1.0;
+  Isometry3d X_prev = X_PL_B0;
+  int link = parent_link;
+  // Expand ball joints into three hinges about the body's x, y, z axes.
+  struct Motion {
+    const Element* e;
+    std::string name, type;
+    Vector3d axis;
+  };
+  std::vector<Motion> motions;
+  for (size_t k = 0; k < joints.size(); ++k) {
+    const Element* j = joints[k];
+    const std::string jcls = doc_.ClassOf(j, cls);
+    const std::string name = j->Attribute("name")
+                                 ? j->Attribute("name")
+                                 : body_name + "_joint" + std::to_string(k);
+    const std::string type = std::string(j->Name()) == "freejoint"
+                                 ? "free"
+                                 : doc_.Text(j, "type", jcls, "hinge");
+    if (type == "ball") {
+      d->warnings.push_back(doc_.Where(j) +
+                            ": a ball joint is modelled as three hinges about "
+                            "the body's x, y and z axes ('" +
+                            name + "_x', '_y', '_z')");
+      for (int a = 0; a < 3; ++a) {
+        motions.push_back({j, name + "_" + std::string(1, char('x' + a)),
+                           "hinge", Vector3d::Unit(a)});
+      }
+    } else if (type == "hinge" || type == "slide" || type == "free") {
+      motions.push_back({j, name, type, Vector3d::Zero()});
+    } else {
+      doc_.Fail(j, "unknown joint type '" + type + "'");
+    }
+  }
+  for (size_t k = 0; k < motions.size(); ++k) {
+    const Motion& m = motions[k];
+    const Element* j = m.e;
+    const std::string jcls =
+        std::string(j->Name()) == "freejoint" ? "" : doc_.ClassOf(j, cls);
+    const bool last = k + 1 == motions.size();
+    Joint joint;
+    joint.name = m.name;
+    joint.parent = link;
+    Link l;
+    l.name = last ? body_name : body_name + "/" + m.name;
+    if (m.type == "free") {
+      if (parent_link != -1 || motions.size() != 1) {
+        doc_.Fail(j,
+                  "a free joint must be the only joint of a top-level "
+                  "body");
+      }
+      joint.type = JointType::kFloating;
+      joint.origin = Isometry3d::Identity();
+      const Eigen::Quaterniond q(X_WB.linear());
+      q0->insert(q0->end(),
+                 {X_WB.translation().x(), X_WB.translation().y(),
+                  X_WB.translation().z(), q.w(), q.x(), q.y(), q.z()});
+      X_prev = Isometry3d::Identity();
+    } else {
+      Vector3d p = doc_.Numbers(j, "pos", jcls, Vector3d::Zero());
+      Vector3d axis =
+          m.axis.squaredNorm() > 0
+              ? m.axis
+              : Vector3d(doc_.Numbers(j, "axis", jcls, Vector3d::UnitZ()));
+      if (global && m.axis.squaredNorm() == 0) {
+        p = X_WB.inverse() * p;
+        axis = X_WB.linear().transpose() * axis;
+      } else if (global) {
+        p = X_WB.inverse() * p;
+      }
+      if (axis.norm() < 1e-10) doc_.Fail(j, "the joint axis is zero");
+      axis.normalize();
+      const bool hinge = m.type == "hinge";
+      const double scale = hinge ? unit : 1.0;
+      const double ref = doc_.Number(j, "ref", jcls, 0.0) * scale;
+      joint.type = hinge ? JointType::kRevolute : JointType::kPrismatic;
+      joint.axis = axis;
+      Isometry3d motion_ref = Isometry3d::Identity();
+      if (hinge) {
+        motion_ref.linear() = Eigen::AngleAxisd(-ref, axis).toRotationMatrix();
+      } else {
+        motion_ref.translation() = -ref * axis;
+      }
+      joint.origin = X_prev * Translation(p) * motion_ref;
+      const int limited = doc_.Bool(j, "limited", jcls, -1);
+      const bool has_range = doc_.Find(j, "range", jcls) != nullptr;
+      if (limited == 1 || (limited == -1 && has_range)) {
+        const VectorXd range =
+            doc_.Numbers(j, "range", jcls, VectorXd::Zero(2)) * scale;
+        if (!(range[0] < range[1])) {
+          doc_.Fail(j, "a limited joint needs range with lower < upper");
+        }
+        joint.lower = range[0];
+        joint.upper = range[1];
+      }
+      q0->push_back(ref);
+      X_prev = Translation(-p);
+    }
+    joint.damping = doc_.Number(j, "damping", jcls, 0.0);
+    if (!(joint.damping >= 0.0)) doc_.Fail(j, "damping must be >= 0");
+    if (last) l.inertia = InLink(in_body, X_prev);
+    for (const char* a : {"armature", "stiffness", "frictionloss"}) {
+      if (doc_.Number(j, a, jcls, 0.0) != 0.0) {
+        unmodelled->Add(a, doc_.Where(j));
+      }
+    }
+    try {
+      link = d->tree.AddLink(l, joint);
+    } catch (const std::invalid_argument& ex) {
+      doc_.Fail(j, ex.what());
+    }
+  }
+  if (motions.empty()) {
+    Joint joint;
+    joint.name = parent_link == -1 ? body_name + "_base" : body_name + "_weld";
+    joint.type = JointType::kFixed;
+    joint.parent = parent_link;
+    joint.origin = X_prev;
+    Link l;
+    l.name = body_name;
+    l.inertia = in_body;
+    try {
+      link = d->tree.AddLink(l, joint);
+    } catch (const std::invalid_argument& ex) {
+      doc_.Fail(body, ex.what());
+    }
+    X_prev = Isometry3d::Identity();
+  }
+  *X_LB = X_prev;
+  return link;
+}
+
+LinkInertia MjcfReader::BodyInertia(const Element* e, const Isometry3d& X_WB,
+                                    const std::vector<MjcfGeom>& geoms) {
+  using I = MjcfCompiler::InertiaFromGeom;
+  const auto inertials = doc_.Children(e, "inertial");
+  const I mode = doc_.compiler().inertia_from_geom;
+  MassSum sum;
+  if (mode == I::kTrue || (mode == I::kAuto && inertials.empty())) {
+    for (const MjcfGeom& g : geoms) {
+      if (g.shape.type == ShapeType::kPlane) continue;
+      if (!g.mass_error.empty()) {
+        doc_.Fail(e, "geom '" + g.name + "': " + g.mass_error);
+      }
+      sum.Add(g.mass, g.com, g.inertia);
+    }
+  } else if (!inertials.empty()) {
+    const Element* in = inertials.front();
+    Isometry3d X = Translation(doc_.Numbers(in, "pos", "", Vector3d::Zero()));
+    X.linear() = doc_.Orientation(in).toRotationMatrix();
+    if (doc_.compiler().global) X = X_WB.inverse() * X;
+    const double m = doc_.Number(in, "mass", "", -1.0);
+    if (!(m >= 0.0)) doc_.Fail(in, "<inertial> needs mass >= 0");
+    Matrix3d I_c = Matrix3d::Zero();
+    if (in->Attribute("fullinertia") != nullptr) {
+      const VectorXd f = doc_.Numbers(in, "fullinertia", "", VectorXd::Zero(6));
+      I_c << f[0], f[3], f[4], f[3], f[1], f[5], f[4], f[5], f[2];
+    } else {
+      const VectorXd diag =
+          doc_.Numbers(in, "diaginertia", "", VectorXd::Constant(3, -1.0));
+      if (!(diag.minCoeff() >= 0.0)) {
+        doc_.Fail(in, "<inertial> needs diaginertia or fullinertia");
+      }
+      I_c = diag.asDiagonal();
+    }
+    sum.Add(m, X.translation(), X.linear() * I_c * X.linear().transpose());
+  }
+  LinkInertia li = sum.ToLinkInertia();
+  const double bound_mass = doc_.compiler().bound_mass;
+  const double bound_inertia = doc_.compiler().bound_inertia;
+  if (li.mass < bound_mass) li.mass = bound_mass;
+  if (bound_inertia > 0.0) {
+    Eigen::SelfAdjointEigenSolver<Matrix3d> es(li.inertia);
+    const Vector3d ev = es.eigenvalues().cwiseMax(bound_inertia);
+    li.inertia =
+        es.eigenvectors() * ev.asDiagonal() * es.eigenvectors().transpose();
+  }
+  return li;
+}
+
+void MjcfReader::ReadBody(const Element* e, const std::string& inherited,
+                          int parent_link, const Isometry3d& X_PL_parent,
+                          const Isometry3d& X_W_parent, int robot,
+                          RobotDescription* d, Unmodelled* unmodelled) {
+  const std::string cls = doc_.ChildClassOf(e, inherited);
+  const std::string name = e->Attribute("name")
+                               ? e->Attribute("name")
+                               : "body" + std::to_string(model_.bodies.size());
+  // The body frame B at qpos0, in its parent body's frame P and the world.
+  Isometry3d X_PB = Translation(doc_.Numbers(e, "pos", "", Vector3d::Zero()));
+  X_PB.linear() = doc_.Orientation(e).toRotationMatrix();
+  Isometry3d X_WB;
+  if (doc_.compiler().global) {
+    X_WB = X_PB;
+    X_PB = X_W_parent.inverse() * X_WB;
+  } else {
+    X_WB = X_W_parent * X_PB;
+  }
+  std::vector<const Element*> joints, geoms, bodies;
+  for (const Element* c : doc_.Children(e)) {
+    const std::string t = c->Name();
+    if (t == "joint" || t == "freejoint") {
+      joints.push_back(c);
+    } else if (t == "geom") {
+      geoms.push_back(c);
+    } else if (t == "body") {
+      bodies.push_back(c);
+    } else if (t != "inertial") {
+      CountIgnored(c);
+    }
+  }
+  std::vector<MjcfGeom> read;
+  for (const Element* g : geoms) {
+    read.push_back(ReadMjcfGeom(doc_, g, doc_.ClassOf(g, cls), X_WB, meshes_,
+                                options_.mesh_limits, &d->warnings));
+  }
+  Isometry3d X_LB;
+  std::vector<double> q0;
+  const int link =
+      AddJointChain(e, name, joints, cls, parent_link, X_PL_parent * X_PB, X_WB,
+                    BodyInertia(e, X_WB, read), d, unmodelled, &X_LB, &q0);
+  const Eigen::Index n0 = d->initial_positions.size();
+  d->initial_positions.conservativeResize(n0 + static_cast<int>(q0.size()));
+  for (size_t i = 0; i < q0.size(); ++i) d->initial_positions[n0 + i] = q0[i];
+  MjcfBody b;
+  b.name = name;
+  b.robot = robot;
+  b.link = link;
+  b.body_in_link = ToPose(X_LB);
+  model_.bodies.push_back(b);
+
+  for (size_t k = 0; k < read.size(); ++k) {
+    const MjcfGeom& g = read[k];
+    const std::string gname =
+        name + "/" + (g.name.empty() ? std::to_string(k) : g.name);
+    const Isometry3d X_LG = X_LB * ToIsometry(g.pose);
+    if (g.collides && g.shape.type == ShapeType::kPlane) {
+      d->warnings.push_back(doc_.Where(geoms[k]) +
+                            ": a plane on a moving body takes no part in "
+                            "contact");
+      ++d->collision_counts.dropped;
+    } else if (g.collides) {
+      RobotGeometry rg;
+      rg.name = gname;
+      rg.link = link;
+      rg.shape = g.shape;
+      rg.pose_in_link = ToPose(X_LG);
+      d->geometries.push_back(rg);
+      ++d->collision_counts.loaded;
+      if (g.approximated) ++d->collision_counts.approximated;
+    }
+    if (options_.load_visuals && g.shape.type != ShapeType::kPlane &&
+        g.shape.type != ShapeType::kMesh) {
+      VisualGeometry v;
+      v.name = gname;
+      v.link = link;
+      v.type = g.shape.type;
+      v.size = g.shape.size;
+      v.radius = g.shape.radius;
+      v.length = g.shape.length;
+      v.pose_in_link = ToPose(X_LG);
+      v.rgba = g.rgba;
+      v.coloured = true;
+      d->visuals.push_back(v);
+      ++d->visual_counts.loaded;
+    }
+  }
+  for (const Element* c : bodies) {
+    ReadBody(c, cls, link, X_LB, X_WB, robot, d, unmodelled);
+  }
+}
+
+// compiler settotalmass: every body's mass and inertia times one factor.
+void MjcfReader::ScaleToTotalMass() {
+  const double target = doc_.compiler().total_mass;
+  if (!(target > 0.0)) return;
+  double total = static_mass_;
+  for (const RobotDescription& d : model_.robots) total += d.tree.TotalMass();
+  if (!(total > 0.0)) return;
+  const double factor = target / total;
+  for (RobotDescription& d : model_.robots) {
+    MultibodyTree scaled;
+    for (int i = 0; i < d.tree.num_links(); ++i) {
+      Link l = d.tree.link(i);
+      l.inertia.mass *= factor;
+      l.inertia.inertia *= factor;
+      scaled.AddLink(l, d.tree.joint(i));
+    }
+    d.tree = std::move(scaled);
+  }
+}
+
+MjcfModel MjcfReader::Read() {
+  model_.name = doc_.model_name();
+  ReadOptions();
+  ReadAssets();
+  for (const Element* wb : doc_.Children(doc_.root(), "worldbody")) {
+    int index = 0;
+    for (const Element* c : doc_.Children(wb)) {
+      const std::string t = c->Name();
+      if (t == "geom") {
+        ReadWorldGeom(c, "main", Isometry3d::Identity(), index++);
+      } else if (t == "body" && !HasJoint(c)) {
+        ReadStatic(c, "main", Isometry3d::Identity());
+      } else if (t == "body") {
+        RobotDescription d;
+        d.name = c->Attribute("name")
+                     ? c->Attribute("name")
+                     : "robot" + std::to_string(model_.robots.size());
+        Unmodelled unmodelled;
+        const int robot = static_cast<int>(model_.robots.size());
+        ReadBody(c, "main", -1, Isometry3d::Identity(), Isometry3d::Identity(),
+                 robot, &d, &unmodelled);
+        unmodelled.Report(&d.warnings);
+        if (d.collision_counts.loaded == 0) {
+          d.warnings.push_back(doc_.Where(c) +
+                               ": the robot has no collision geometry");
+        }
+        model_.robots.push_back(std::move(d));
+      } else {
+        CountIgnored(c);
+      }
+    }
+  }
+  ScaleToTotalMass();
+  // Sections this reader does not apply yet, and elements it ignores.
+  for (const char* section :
+       {"actuator", "tendon", "equality", "contact", "sensor", "keyframe"}) {
+    for (const Element* s : doc_.Children(doc_.root(), section)) {
+      const int n = static_cast<int>(doc_.Children(s).size());
+      if (n > 0) {
+        model_.warnings.push_back(doc_.Where(s) + ": " + std::to_string(n) +
+                                  " element" + (n == 1 ? "" : "s") + " of <" +
+                                  section + "> ignored (not supported yet)");
+      }
+    }
+  }
+  if (!ignored_.empty()) {
+    std::string list;
+    for (const auto& [tag, n] : ignored_) {
+      list += (list.empty() ? "" : ", ") + std::to_string(n) + " <" + tag + ">";
+    }
+    model_.warnings.push_back(
+        doc_.Where(doc_.root()) + ": ignored " + list +
+        " (cameras, lights, sites and other elements that do not simulate)");
+  }
+  return std::move(model_);
+}
+
+}  // namespace
+
+MjcfModel ParseMjcf(const std::string& xml, const std::string& source,
+                    const MjcfOptions& options) {
+  try {
+    const MjcfDocument doc(xml, source);
+    return MjcfReader(doc, options).Read();
+  } catch (const MjcfError&) {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    throw MjcfError(e.what());
+  }
+}
+
+MjcfModel LoadMjcf(const std::string& path, const MjcfOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw MjcfError(path + ": cannot open the MJCF file");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return ParseMjcf(s.str(), path, options);
+}
+
+}  // namespace sapcontact

@@ -1,0 +1,94 @@
+// MuJoCo MJCF models (https://mujoco.readthedocs.io/en/stable/
+// XMLreference.html) into RobotDescriptions, read with MuJoCo's compiler
+// semantics by a reader of our own (tinyxml2; no MuJoCo code); the
+// support table is in docs/robots.md, "MJCF support". Units SI; frames as in
+// multibody/multibody_tree.h.
+//
+// Each top-level body of <worldbody> that has a joint somewhere in its
+// subtree becomes one robot, named after that body; a top-level body
+// without any joint below it is static, and its geoms join the world's.
+// Links are named after MJCF bodies and joints after MJCF joints.
+//
+// A body's joints (hinge -> revolute, slide -> prismatic, free ->
+// floating) move it about their anchors `pos` in the body frame. A body
+// with n joints becomes n links chained in the tree: the first n - 1 are
+// massless and named "<body>/<joint>", the last is named after the body,
+// carries its mass and geoms, and its frame is the body frame moved to
+// the last joint's anchor (MjcfBody::body_in_link). A body without
+// joints is welded to its parent. A joint's ref is folded into its origin,
+// so q equals MuJoCo's qpos and the initial positions are the refs.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "sapcontact/geometry/mesh_shape.h"
+#include "sapcontact/geometry/pose.h"
+#include "sapcontact/sim/robot/robot_description.h"
+
+namespace sapcontact {
+
+struct MjcfOptions {
+  /// Read geoms into RobotDescription::visuals too (display only).
+  bool load_visuals{true};
+  /// Limits on each mesh file (geometry/mesh_shape.h).
+  MeshLimits mesh_limits;
+};
+
+/// Where an MJCF body ended up: robot index in MjcfModel::robots (-1: the
+/// world, for static bodies), link index in that robot's tree, and the
+/// pose of the MJCF body frame in the link frame.
+struct MjcfBody {
+  std::string name;
+  int robot{-1};
+  int link{-1};
+  Pose body_in_link;
+};
+
+/// A geom of a static body: collision shape in the world.
+struct MjcfWorldGeometry {
+  /// "world/<geom name or index>".
+  std::string name;
+  /// geometry/shapes.h; a plane is the infinite plane z = 0 of its frame.
+  Shape shape;
+  Pose pose;
+  /// The geom's sliding friction coefficient (friction's first entry).
+  double friction{1.0};
+};
+
+struct MjcfModel {
+  /// <mujoco model="...">, else the file's stem.
+  std::string name;
+  /// One per top-level moving body tree, in document order.
+  std::vector<RobotDescription> robots;
+  /// The geoms of static bodies (worldbody's own and jointless bodies').
+  std::vector<MjcfWorldGeometry> world_geometries;
+  /// Every MJCF body in document order (worldbody excluded).
+  std::vector<MjcfBody> bodies;
+  /// <option timestep> [s] and <option gravity> [m/s^2] (MuJoCo's
+  /// defaults 0.002 s and (0, 0, -9.81)).
+  double time_step{0.002};
+  Eigen::Vector3d gravity{0.0, 0.0, -9.81};
+  /// What was not taken as written (the robots' warnings are in their
+  /// descriptions): one line each, with file and line.
+  std::vector<std::string> warnings;
+};
+
+/// An MJCF file that cannot be loaded. what() names the file, the line and
+/// the element: "ant.xml:31: <geom name='leg'>: size=\"0.1 x\" is not 1 to
+/// 3 finite numbers".
+class MjcfError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Loads the MJCF file at `path`. @throws MjcfError.
+MjcfModel LoadMjcf(const std::string& path, const MjcfOptions& options = {});
+
+/// Parses MJCF text; `source` names it in messages, and relative file
+/// names resolve against its folder. @throws MjcfError.
+MjcfModel ParseMjcf(const std::string& xml, const std::string& source,
+                    const MjcfOptions& options = {});
+
+}  // namespace sapcontact

@@ -1,0 +1,275 @@
+// The MJCF front end on small inline models: default classes and
+// childclass, <include>, orientations, a body with several joints,
+// refs, static bodies, warnings, and errors that name file, line and
+// element. (The Gym models against MuJoCo itself: mjcf_mujoco_test.cc.)
+#include "sapcontact/sim/robot/mjcf_loader.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "sapcontact/multibody/multibody_tree.h"
+
+namespace sapcontact {
+namespace {
+
+namespace fs = std::filesystem;
+using Eigen::Vector3d;
+
+std::string MjcfTempDir() {
+  const fs::path dir = fs::temp_directory_path() /
+                       ("sapcontact_mjcf_unit_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+std::string WriteMjcf(const std::string& name, const std::string& text) {
+  const std::string path = MjcfTempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string MjcfErrorOf(const std::string& xml) {
+  try {
+    ParseMjcf(xml, "model.xml");
+  } catch (const MjcfError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+bool AnyLineContains(const std::vector<std::string>& lines,
+                     const std::string& s) {
+  for (const std::string& l : lines) {
+    if (l.find(s) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(MjcfLoader, DefaultClassesAndChildclass) {
+  const MjcfModel m = ParseMjcf(R"(<mujoco model="classes">
+  <compiler angle="radian"/>
+  <default>
+    <geom type="capsule" size="0.1 0.5" density="100"/>
+    <joint damping="2"/>
+    <default class="heavy">
+      <geom density="1000"/>
+      <default class="heavier"><joint damping="7"/></default>
+    </default>
+  </default>
+  <worldbody>
+    <body name="a" childclass="heavier">
+      <joint name="ja" type="hinge" axis="0 1 0"/>
+      <geom name="g"/>
+      <body name="b" pos="0 0 -1">
+        <joint name="jb" class="main"/>
+        <geom name="h" class="main"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>)",
+                                "classes.xml");
+  ASSERT_EQ(m.robots.size(), 1u);
+  const MultibodyTree& t = m.robots[0].tree;
+  // heavier inherits heavy's density and sets its own damping; class
+  // "main" on an element overrides the childclass.
+  EXPECT_EQ(t.joint(t.FindJoint("ja")).damping, 7.0);
+  EXPECT_EQ(t.joint(t.FindJoint("jb")).damping, 2.0);
+  const double volume = M_PI * 0.01 * 1.0 + 4.0 / 3.0 * M_PI * 0.001;
+  EXPECT_NEAR(t.link(t.FindLink("a")).inertia.mass, 1000 * volume, 1e-12);
+  EXPECT_NEAR(t.link(t.FindLink("b")).inertia.mass, 100 * volume, 1e-12);
+  EXPECT_EQ(m.name, "classes");
+}
+
+TEST(MjcfLoader, SeveralJointsChainMasslessLinksAndRefs) {
+  const MjcfModel m = ParseMjcf(R"(<mujoco>
+  <worldbody>
+    <body name="arm" pos="0 0 1">
+      <joint name="x" axis="1 0 0" pos="0 0 0.5" ref="30"/>
+      <joint name="y" axis="0 1 0" pos="0 0 0.5"/>
+      <joint name="s" type="slide" axis="0 0 1" ref="0.2" range="-1 1"/>
+      <geom type="sphere" size="0.1" pos="0 0 -0.5"/>
+    </body>
+  </worldbody>
+</mujoco>)",
+                                "chain.xml");
+  const RobotDescription& r = m.robots.at(0);
+  EXPECT_EQ(r.name, "arm");
+  ASSERT_EQ(r.tree.num_links(), 3);
+  EXPECT_EQ(r.tree.link(0).name, "arm/x");
+  EXPECT_EQ(r.tree.link(1).name, "arm/y");
+  EXPECT_EQ(r.tree.link(2).name, "arm");
+  EXPECT_EQ(r.tree.link(0).inertia.mass, 0.0);
+  EXPECT_GT(r.tree.link(2).inertia.mass, 0.0);
+  // Initial positions are the refs (degrees converted), and the body sits
+  // where the file puts it at those positions.
+  ASSERT_EQ(r.initial_positions.size(), 3);
+  EXPECT_NEAR(r.initial_positions[0], M_PI / 6, 1e-15);
+  EXPECT_EQ(r.initial_positions[2], 0.2);
+  std::vector<Eigen::Isometry3d> X;
+  CalcLinkPoses(r.tree, r.initial_positions, &X);
+  const MjcfBody& b = m.bodies.at(0);
+  EXPECT_EQ(b.link, 2);
+  const Vector3d body_origin = X[2] * b.body_in_link.position;
+  EXPECT_LT((body_origin - Vector3d(0, 0, 1)).norm(), 1e-12);
+  EXPECT_LT(
+      (X[2].linear() * b.body_in_link.rotation() - Eigen::Matrix3d::Identity())
+          .norm(),
+      1e-12);
+  // Rotating x by 90 degrees from the ref swings the body about the anchor
+  // (0, 0, 1.5): its origin goes to (0, 0.5, 1.5).
+  Eigen::VectorXd q = r.initial_positions;
+  q[0] += M_PI / 2;
+  CalcLinkPoses(r.tree, q, &X);
+  EXPECT_LT((X[2] * b.body_in_link.position - Vector3d(0, 0.5, 1.5)).norm(),
+            1e-12);
+  // The slide's range in metres, a hinge without range unlimited.
+  EXPECT_EQ(r.tree.joint(2).lower, -1.0);
+  EXPECT_TRUE(std::isinf(r.tree.joint(0).upper));
+}
+
+TEST(MjcfLoader, EulerSequencesAndStaticBodies) {
+  const MjcfModel m = ParseMjcf(R"(<mujoco>
+  <compiler eulerseq="zyx"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1" friction="0.7"/>
+    <body name="shelf" pos="1 0 0" euler="90 0 0">
+      <geom name="board" type="box" size="0.5 0.2 0.01" pos="0 0 0.3"/>
+    </body>
+  </worldbody>
+</mujoco>)",
+                                "static.xml");
+  EXPECT_TRUE(m.robots.empty());
+  ASSERT_EQ(m.world_geometries.size(), 2u);
+  EXPECT_EQ(m.world_geometries[0].name, "world/floor");
+  EXPECT_EQ(m.world_geometries[0].friction, 0.7);
+  EXPECT_EQ(m.world_geometries[0].shape.type, ShapeType::kPlane);
+  // euler 90 about z (first of zyx, moving axes): the board's local z is
+  // still world z, its centre at (1, 0, 0.3).
+  const MjcfWorldGeometry& board = m.world_geometries[1];
+  EXPECT_LT((board.pose.position - Vector3d(1, 0, 0.3)).norm(), 1e-12);
+  EXPECT_LT(
+      (board.pose.rotation() * Vector3d::UnitX() - Vector3d::UnitY()).norm(),
+      1e-12);
+  EXPECT_LT((board.shape.size - Vector3d(1.0, 0.4, 0.02)).norm(), 1e-15);
+}
+
+TEST(MjcfLoader, IncludeAndFreeJoint) {
+  WriteMjcf("parts.xml", R"(<mujoco>
+  <body name="ball" pos="0 0 2" quat="0 1 0 0">
+    <freejoint/>
+    <geom type="sphere" size="0.1" mass="2"/>
+  </body>
+</mujoco>)");
+  const MjcfModel m = LoadMjcf(WriteMjcf("main.xml", R"(<mujoco>
+  <option timestep="0.005" gravity="0 0 -1.62"/>
+  <worldbody><include file="parts.xml"/></worldbody>
+</mujoco>)"));
+  EXPECT_EQ(m.time_step, 0.005);
+  EXPECT_EQ(m.gravity.z(), -1.62);
+  const RobotDescription& r = m.robots.at(0);
+  EXPECT_EQ(r.tree.joint(0).type, JointType::kFloating);
+  EXPECT_EQ(r.tree.link(0).inertia.mass, 2.0);
+  Eigen::VectorXd q0(7);
+  q0 << 0, 0, 2, 0, 1, 0, 0;
+  EXPECT_EQ(r.initial_positions, q0);
+}
+
+TEST(MjcfLoader, WarningsForWhatIsNotModelled) {
+  const MjcfModel m = ParseMjcf(R"(<mujoco>
+  <option integrator="RK4"/>
+  <worldbody>
+    <light pos="0 0 3"/>
+    <body name="b">
+      <joint name="j1" armature="0.1"/>
+      <joint name="j2" armature="0.1" stiffness="3"/>
+      <geom type="ellipsoid" size="0.1 0.2 0.3"/>
+      <site name="s"/>
+    </body>
+  </worldbody>
+  <actuator><motor joint="j1"/></actuator>
+</mujoco>)",
+                                "warn.xml");
+  const RobotDescription& r = m.robots.at(0);
+  EXPECT_TRUE(AnyLineContains(r.warnings, "armature of 2 joints ignored"));
+  EXPECT_TRUE(AnyLineContains(r.warnings, "stiffness of 1 joint ignored"));
+  EXPECT_TRUE(AnyLineContains(r.warnings, "warn.xml:8: <geom>: an ellipsoid"));
+  EXPECT_EQ(r.collision_counts.approximated, 1);
+  EXPECT_TRUE(AnyLineContains(m.warnings, "integrator 'RK4'"));
+  EXPECT_TRUE(AnyLineContains(m.warnings, "1 element of <actuator> ignored"));
+  EXPECT_TRUE(AnyLineContains(m.warnings, "ignored 1 <light>, 1 <site>"));
+  // The ellipsoid's mass properties are its own: m = rho 4/3 pi abc.
+  EXPECT_NEAR(r.tree.link(r.tree.FindLink("b")).inertia.mass,
+              1000 * 4.0 / 3.0 * M_PI * 0.006, 1e-12);
+}
+
+TEST(MjcfLoader, ErrorsNameFileLineAndElement) {
+  EXPECT_EQ(MjcfErrorOf("<robot/>"),
+            "model.xml:1: the root element is <robot>, not <mujoco>: not an "
+            "MJCF file");
+  EXPECT_EQ(MjcfErrorOf("<mujoco>\n<worldbody>\n<body name='b' pos='0.2/2 0 0'>"
+                        "<joint/><geom size='1'/></body></worldbody></mujoco>"),
+            "model.xml:3: <body name='b'>: pos=\"0.2/2 0 0\" is not 3 finite "
+            "numbers");
+  EXPECT_EQ(MjcfErrorOf("<mujoco><worldbody>\n<body><joint/>\n<geom "
+                        "class='nope'/></body></worldbody></mujoco>"),
+            "model.xml:3: <geom>: unknown default class 'nope'");
+  EXPECT_EQ(
+      MjcfErrorOf("<mujoco><worldbody><body><joint/>\n<geom "
+                  "type='capsule' size='0.1'/></body></worldbody></mujoco>"),
+      "model.xml:2: <geom>: a capsule needs a half-length (size's "
+      "second entry) or fromto");
+  EXPECT_EQ(MjcfErrorOf("<mujoco><worldbody><body><geom size='1'/>\n<joint "
+                        "name='j' type='spiral'/></body></worldbody></mujoco>"),
+            "model.xml:2: <joint name='j'>: unknown joint type 'spiral'");
+  EXPECT_EQ(
+      MjcfErrorOf("<mujoco><worldbody><body name='a'><geom size='1'/><body>"
+                  "<geom size='1'/>\n<freejoint/></body></body></worldbody>"
+                  "</mujoco>"),
+      "model.xml:2: <freejoint>: a free joint must be the only joint "
+      "of a top-level body");
+  EXPECT_EQ(MjcfErrorOf("<mujoco><worldbody><include file='missing.xml'/>"
+                        "</worldbody></mujoco>"),
+            "model.xml:1: <include>: cannot read the included file '" +
+                (fs::current_path() / "missing.xml").string() + "'");
+  EXPECT_EQ(MjcfErrorOf("<mujoco>\n<worldbody>\n<body"),
+            "model.xml:3: malformed "
+            "XML: Error=XML_ERROR_"
+            "PARSING_ELEMENT "
+            "ErrorID=6 (0x6) Line "
+            "number=3: XMLElement "
+            "name=body");
+}
+
+TEST(MjcfLoader, GymWalkerWithAnExpressionIsAClearError) {
+  // dart-doc's walker2d writes pos="0.2/2 0 0.1", which MuJoCo refuses too.
+  const std::string src =
+      "/usr/share/doc/dart/data/mjcf/openai/walker2d.xml.gz";
+  const std::string out = MjcfTempDir() + "/walker2d.xml";
+  ASSERT_EQ(std::system(("gzip -dc '" + src + "' > '" + out + "'").c_str()), 0);
+  try {
+    LoadMjcf(out);
+    FAIL() << "loaded";
+  } catch (const MjcfError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "walker2d.xml:23: <body name='foot'>: pos=\"0.2/2 0 0.1\""),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(MjcfLoader, InvertedPendulumLoads) {
+  // MuJoCo 2.2.2 refuses its ctrlrange without ctrllimited; MuJoCo 3 and
+  // we read it (actuators are warned, not applied).
+  const MjcfModel m =
+      LoadMjcf("/usr/share/doc/dart/data/mjcf/openai/inverted_pendulum.xml");
+  ASSERT_EQ(m.robots.size(), 1u);
+  EXPECT_EQ(m.robots[0].tree.num_velocities(), 2);
+}
+
+}  // namespace
+}  // namespace sapcontact
