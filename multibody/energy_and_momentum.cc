@@ -37,6 +37,11 @@ double CalcKineticEnergy(const MultibodyTree& tree, const Eigen::VectorXd& q,
   for (int i = 0; i < tree.num_links(); ++i) {
     energy +=
         V[i].dot(multibody_internal::LinkInertiaInWorld(tree, X_WL, i) * V[i]);
+    const double a = tree.joint(i).armature;
+    if (a != 0.0) {
+      energy += a * v.segment(tree.velocity_start(i), tree.num_velocities(i))
+                        .squaredNorm();
+    }
   }
   return 0.5 * energy;
 }
@@ -115,6 +120,11 @@ double CalcPotentialEnergy(const MultibodyTree& tree, const Eigen::VectorXd& q,
   for (int i = 0; i < tree.num_links(); ++i) {
     const LinkInertia& in = tree.link(i).inertia;
     energy -= in.mass * gravity.dot(X_WL[i] * in.com);
+    const Joint& j = tree.joint(i);
+    if (j.stiffness != 0.0) {
+      const double dq = q[tree.position_start(i)] - j.spring_reference;
+      energy += 0.5 * j.stiffness * dq * dq;
+    }
   }
   return energy;
 }

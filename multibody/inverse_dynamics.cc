@@ -79,6 +79,15 @@ void InverseDynamics(const MultibodyTree& tree, const Eigen::VectorXd& q,
     const int parent = tree.joint(i).parent;
     if (parent >= 0) f[parent] += f[i];
   }
+  // Armature: a rotor's inertia times its joint's acceleration.
+  if (vdot != nullptr) {
+    for (int i = 0; i < n; ++i) {
+      const double a = tree.joint(i).armature;
+      if (a == 0.0) continue;
+      const int si = tree.velocity_start(i), ni = tree.num_velocities(i);
+      tau->segment(si, ni) += a * vdot->segment(si, ni);
+    }
+  }
 }
 
 }  // namespace

@@ -52,6 +52,13 @@ void CalcMassMatrix(const MultibodyTree& tree, const Eigen::VectorXd& q,
       M->block(si, sj, ni, nj) = M->block(sj, si, nj, ni).transpose();
     }
   }
+  // Armature: the rotors' reflected inertia on the diagonal.
+  for (int i = 0; i < tree.num_links(); ++i) {
+    const double a = tree.joint(i).armature;
+    if (a == 0.0) continue;
+    const int si = tree.velocity_start(i);
+    for (int k = 0; k < tree.num_velocities(i); ++k) (*M)(si + k, si + k) += a;
+  }
 }
 
 }  // namespace sapcontact

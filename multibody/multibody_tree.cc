@@ -80,6 +80,20 @@ void ValidateJoint(const Joint& joint, int num_links) {
   if (!(joint.damping >= 0.0) || !std::isfinite(joint.damping)) {
     fail("damping is negative or not finite (" + Num(joint.damping) + ")");
   }
+  if (!(joint.armature >= 0.0) || !std::isfinite(joint.armature)) {
+    fail("armature is negative or not finite (" + Num(joint.armature) + ")");
+  }
+  if (!(joint.stiffness >= 0.0) || !std::isfinite(joint.stiffness) ||
+      !std::isfinite(joint.spring_reference)) {
+    fail(
+        "stiffness is negative or not finite, or spring_reference not "
+        "finite (" +
+        Num(joint.stiffness) + ", " + Num(joint.spring_reference) + ")");
+  }
+  if (joint.stiffness > 0.0 && joint.type != JointType::kRevolute &&
+      joint.type != JointType::kPrismatic) {
+    fail("a spring (stiffness > 0) needs a revolute or prismatic joint");
+  }
   if (!(joint.velocity_limit > 0.0)) {
     fail("velocity_limit is not positive (" + Num(joint.velocity_limit) + ")");
   }
@@ -186,6 +200,37 @@ Eigen::VectorXd MultibodyTree::DampingVector() const {
     d.segment(v_start_[i], num_velocities(i)).setConstant(joints_[i].damping);
   }
   return d;
+}
+
+Eigen::VectorXd MultibodyTree::ArmatureVector() const {
+  Eigen::VectorXd a(num_velocities_);
+  for (int i = 0; i < num_links(); ++i) {
+    a.segment(v_start_[i], num_velocities(i)).setConstant(joints_[i].armature);
+  }
+  return a;
+}
+
+bool MultibodyTree::HasSprings() const {
+  for (const Joint& j : joints_) {
+    if (j.stiffness > 0.0) return true;
+  }
+  return false;
+}
+
+void CalcSpringForces(const MultibodyTree& tree, const Eigen::VectorXd& q,
+                      Eigen::VectorXd* tau) {
+  if (q.size() != tree.num_positions()) {
+    throw std::invalid_argument("CalcSpringForces: q has " +
+                                std::to_string(q.size()) + " entries, not " +
+                                std::to_string(tree.num_positions()));
+  }
+  tau->setZero(tree.num_velocities());
+  for (int i = 0; i < tree.num_links(); ++i) {
+    const Joint& j = tree.joint(i);
+    if (j.stiffness == 0.0) continue;
+    (*tau)[tree.velocity_start(i)] =
+        -j.stiffness * (q[tree.position_start(i)] - j.spring_reference);
+  }
 }
 
 namespace multibody_internal {

@@ -70,6 +70,16 @@ struct Joint {
   /// Viscous joint damping [N m s/rad or N s/m] per velocity (>= 0); for a
   /// floating joint it applies to all six velocities.
   double damping{0.0};
+  /// Armature [kg m^2 or kg] per velocity (>= 0): the reflected inertia of
+  /// a rotor (MJCF armature), added to the mass matrix's diagonal entry of
+  /// each of the joint's velocities (CalcMassMatrix, CalcInverseDynamics,
+  /// CalcKineticEnergy).
+  double armature{0.0};
+  /// Joint spring (revolute, prismatic): generalized force -stiffness (q -
+  /// spring_reference) [N m or N], stiffness >= 0 [N m/rad or N/m]
+  /// (MJCF stiffness, springref). Its energy is in CalcPotentialEnergy.
+  double stiffness{0.0};
+  double spring_reference{0.0};
   /// Position limits [rad or m] (revolute, prismatic); -inf/+inf: none.
   double lower{-std::numeric_limits<double>::infinity()};
   double upper{std::numeric_limits<double>::infinity()};
@@ -94,7 +104,9 @@ class MultibodyTree {
   ///         mass property, a negative mass, an inertia that is not
   ///         symmetric PSD, an origin whose rotation is not orthonormal
   ///         (1e-9), an axis that is not unit length (relative 1e-9)
-  ///         for revolute/prismatic joints, lower > upper, negative damping,
+  ///         for revolute/prismatic joints, lower > upper, negative or
+  ///         non-finite damping, armature or stiffness, a spring on a fixed
+  ///         or floating joint,
   ///         non-positive velocity or effort limits.
   int AddLink(const Link& link, const Joint& joint);
 
@@ -118,6 +130,10 @@ class MultibodyTree {
   Eigen::VectorXd ZeroPositions() const;
   /// Per-velocity joint damping (nv), see Joint::damping.
   Eigen::VectorXd DampingVector() const;
+  /// Per-velocity armature (nv), see Joint::armature.
+  Eigen::VectorXd ArmatureVector() const;
+  /// True when some joint has a spring (Joint::stiffness > 0).
+  bool HasSprings() const;
 
  private:
   std::vector<Link> links_;
@@ -161,6 +177,12 @@ void CalcBiasForces(const MultibodyTree& tree, const Eigen::VectorXd& q,
                     const Eigen::VectorXd& v, const Eigen::Vector3d& gravity,
                     Eigen::VectorXd* c);
 
+/// Joint spring forces (nv): -stiffness (q - spring_reference) at each
+/// revolute or prismatic joint's velocity (Joint::stiffness), zero
+/// elsewhere [N m or N].
+void CalcSpringForces(const MultibodyTree& tree, const Eigen::VectorXd& q,
+                      Eigen::VectorXd* tau);
+
 /// Jacobian (3 x nv) of the world-frame velocity of a point fixed on link
 /// `link`, given by its WORLD position p_W at q: v_p = J v. Columns of joints
 /// that do not move the link are zero.
@@ -186,8 +208,9 @@ void CalcFrameJacobian(const MultibodyTree& tree,
                        const std::vector<Eigen::Isometry3d>& X_WL, int link,
                        const Eigen::Vector3d& p_W, Eigen::MatrixXd* J);
 
-/// Kinetic energy 1/2 v' M v [J] and potential energy -sum m_L g . c_L [J]
-/// (zero at the world origin), and the spatial momentum about the world
+/// Kinetic energy 1/2 v' M v [J] (armature included) and potential energy
+/// -sum m_L g . c_L + sum 1/2 k (q - q_ref)^2 [J] (gravity zero at the world
+/// origin, and the joint springs), and the spatial momentum about the world
 /// origin (linear [kg m/s], then angular [kg m^2/s], world frame).
 double CalcKineticEnergy(const MultibodyTree& tree, const Eigen::VectorXd& q,
                          const Eigen::VectorXd& v);

@@ -318,10 +318,20 @@ int MjcfReader::AddJointChain(const Element* body, const std::string& body_name,
     joint.damping = doc_.Number(j, "damping", jcls, 0.0);
     if (!(joint.damping >= 0.0)) doc_.Fail(j, "damping must be >= 0");
     if (last) l.inertia = InLink(in_body, X_prev);
-    for (const char* a : {"armature", "stiffness", "frictionloss"}) {
-      if (doc_.Number(j, a, jcls, 0.0) != 0.0) {
-        unmodelled->Add(a, doc_.Where(j));
-      }
+    joint.armature = doc_.Number(j, "armature", jcls, 0.0);
+    if (!(joint.armature >= 0.0)) doc_.Fail(j, "armature must be >= 0");
+    const double stiffness = doc_.Number(j, "stiffness", jcls, 0.0);
+    if (!(stiffness >= 0.0)) doc_.Fail(j, "stiffness must be >= 0");
+    if (stiffness > 0.0 && (m.type == "free" || m.axis.squaredNorm() > 0)) {
+      unmodelled->Add("stiffness (of a free or ball joint)", doc_.Where(j));
+    } else if (stiffness > 0.0) {
+      joint.stiffness = stiffness;
+      joint.spring_reference =
+          doc_.Number(j, "springref", jcls, 0.0) *
+          (m.type == "hinge" && doc_.compiler().degrees ? M_PI / 180.0 : 1.0);
+    }
+    if (doc_.Number(j, "frictionloss", jcls, 0.0) != 0.0) {
+      unmodelled->Add("frictionloss", doc_.Where(j));
     }
     try {
       link = d->tree.AddLink(l, joint);

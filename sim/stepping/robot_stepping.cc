@@ -147,7 +147,8 @@ void TimeStepper::AddRobotProblem(int r) {
   const double dt = scene_.time_step;
   const double t_end = step_.time + dt;
   const int n = mb.num_velocities();
-  // A = M + dt D, v* = A^-1 (M v + dt (tau_ext - c)).
+  // A = M + dt D, v* = A^-1 (M v + dt (tau_ext + tau_spring - c)); M
+  // includes the joints' armature.
   // The discrete Euler-Lagrange step of the Lagrangian with M at the start
   // of the step (docs/theory.md §17): with the momentum p_k = M(q_(k-1)) v_k
   // carried from the last step,
@@ -162,6 +163,10 @@ void TimeStepper::AddRobotProblem(int r) {
   CalcBiasForces(mb, st.q, Eigen::VectorXd::Zero(n), scene_.gravity,
                  &scratch_.bias);
   scratch_.tau = -scratch_.bias;
+  if (mb.HasSprings()) {  // joint springs, explicit (MuJoCo's Euler too)
+    CalcSpringForces(mb, st.q, &scratch_.spring);
+    scratch_.tau += scratch_.spring;
+  }
   for (const ExternalForce& f : scene_.external_forces) {
     if (f.robot != r) continue;
     const Eigen::Vector3d p = step_.link_poses[r][f.link] * f.point;

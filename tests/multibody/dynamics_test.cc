@@ -374,3 +374,90 @@ TEST(Dynamics, FloatingTreeConservesMomentumWithoutGravity) {
 
 }  // namespace
 }  // namespace sapcontact
+
+namespace sapcontact {
+namespace {
+
+// A copy of `tree` with random armature on every joint and random springs
+// on its revolute and prismatic joints.
+MultibodyTree WithArmatureAndSprings(const MultibodyTree& tree,
+                                     std::mt19937& rng) {
+  MultibodyTree out;
+  for (int i = 0; i < tree.num_links(); ++i) {
+    Joint j = tree.joint(i);
+    j.armature = testing::Uniform(rng, 0.0, 0.5);
+    if (j.type == JointType::kRevolute || j.type == JointType::kPrismatic) {
+      j.stiffness = testing::Uniform(rng, 0.0, 20.0);
+      j.spring_reference = testing::Uniform(rng, -1.0, 1.0);
+    }
+    out.AddLink(tree.link(i), j);
+  }
+  return out;
+}
+
+// Armature adds to M's diagonal and to everything M stands for (inverse
+// dynamics, kinetic energy); a spring's force is minus the gradient of its
+// energy in CalcPotentialEnergy.
+TEST(Dynamics, ArmatureAndSpringsEnterMassMatrixDynamicsAndEnergy) {
+  std::mt19937 rng(505);
+  const double h = 1e-6;
+  for (int trial = 0; trial < kNumTrees; ++trial) {
+    const MultibodyTree plain = testing::RandomTree(rng, RandomOptions(rng));
+    const MultibodyTree tree = WithArmatureAndSprings(plain, rng);
+    const int nv = tree.num_velocities();
+    const Eigen::VectorXd q = RandomPositions(tree, rng);
+    const Eigen::VectorXd v = UniformVector(rng, nv, -2.0, 2.0);
+    const Eigen::VectorXd vdot = UniformVector(rng, nv, -1.0, 1.0);
+    const Eigen::MatrixXd M = MassMatrix(tree, q);
+    const Eigen::MatrixXd M_plain = MassMatrix(plain, q);
+    const Eigen::VectorXd a = tree.ArmatureVector();
+    EXPECT_LT((M - M_plain - Eigen::MatrixXd(a.asDiagonal())).norm(),
+              1e-13 * M.norm())
+        << "trial " << trial;
+    const Eigen::Vector3d g(0.1, 0.2, -9.81);
+    Eigen::VectorXd tau, bias;
+    CalcInverseDynamics(tree, q, v, vdot, g, &tau);
+    CalcBiasForces(tree, q, v, g, &bias);
+    EXPECT_LT(RelativeError(tau, M * vdot + bias), 1e-12);
+    const double T = CalcKineticEnergy(tree, q, v);
+    EXPECT_NEAR(T, 0.5 * v.dot(M * v), 1e-12 * T);
+    // Springs against differences of the potential energy without gravity.
+    Eigen::VectorXd spring;
+    CalcSpringForces(tree, q, &spring);
+    bool any = false;
+    for (int k = 0; k < nv; ++k) {
+      const Eigen::VectorXd e = Unit(nv, k);
+      const double dV = (CalcPotentialEnergy(tree, Along(tree, q, e, h),
+                                             Eigen::Vector3d::Zero()) -
+                         CalcPotentialEnergy(tree, Along(tree, q, e, -h),
+                                             Eigen::Vector3d::Zero())) /
+                        (2 * h);
+      EXPECT_NEAR(spring[k], -dV, 1e-6 * (1.0 + std::abs(dV)))
+          << "trial " << trial << " velocity " << k;
+      any = any || spring[k] != 0.0;
+    }
+    EXPECT_EQ(any, tree.HasSprings());
+  }
+}
+
+TEST(MultibodyTree, RejectsBadArmatureAndSprings) {
+  Link link;
+  link.name = "l";
+  link.inertia.mass = 1.0;
+  link.inertia.inertia = Eigen::Matrix3d::Identity();
+  Joint joint;
+  joint.name = "j";
+  joint.type = JointType::kRevolute;
+  joint.armature = -1.0;
+  MultibodyTree tree;
+  EXPECT_THROW(tree.AddLink(link, joint), std::invalid_argument);
+  joint.armature = 0.0;
+  joint.stiffness = std::nan("");
+  EXPECT_THROW(tree.AddLink(link, joint), std::invalid_argument);
+  joint.stiffness = 1.0;
+  joint.type = JointType::kFloating;
+  EXPECT_THROW(tree.AddLink(link, joint), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace sapcontact

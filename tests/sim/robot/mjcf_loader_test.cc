@@ -185,8 +185,9 @@ TEST(MjcfLoader, WarningsForWhatIsNotModelled) {
   <worldbody>
     <light pos="0 0 3"/>
     <body name="b">
-      <joint name="j1" armature="0.1"/>
-      <joint name="j2" armature="0.1" stiffness="3"/>
+      <joint name="j1" armature="0.1" frictionloss="1"/>
+      <joint name="j2" armature="0.1" stiffness="3" springref="90"/>
+      <joint name="j3" type="ball" stiffness="1" frictionloss="1"/>
       <geom type="ellipsoid" size="0.1 0.2 0.3"/>
       <site name="s"/>
     </body>
@@ -195,9 +196,15 @@ TEST(MjcfLoader, WarningsForWhatIsNotModelled) {
 </mujoco>)",
                                 "warn.xml");
   const RobotDescription& r = m.robots.at(0);
-  EXPECT_TRUE(AnyLineContains(r.warnings, "armature of 2 joints ignored"));
-  EXPECT_TRUE(AnyLineContains(r.warnings, "stiffness of 1 joint ignored"));
-  EXPECT_TRUE(AnyLineContains(r.warnings, "warn.xml:8: <geom>: an ellipsoid"));
+  EXPECT_TRUE(AnyLineContains(r.warnings, "frictionloss of 4 joints ignored"));
+  EXPECT_TRUE(AnyLineContains(
+      r.warnings, "stiffness (of a free or ball joint) of 3 joints ignored"));
+  EXPECT_TRUE(AnyLineContains(r.warnings, "warn.xml:9: <geom>: an ellipsoid"));
+  // Armature and a hinge's spring are modelled (springref in degrees).
+  const Joint& j2 = r.tree.joint(r.tree.FindJoint("j2"));
+  EXPECT_EQ(j2.armature, 0.1);
+  EXPECT_EQ(j2.stiffness, 3.0);
+  EXPECT_NEAR(j2.spring_reference, M_PI / 2, 1e-15);
   EXPECT_EQ(r.collision_counts.approximated, 1);
   EXPECT_TRUE(AnyLineContains(m.warnings, "integrator 'RK4'"));
   EXPECT_TRUE(AnyLineContains(m.warnings, "1 element of <actuator> ignored"));

@@ -3,7 +3,7 @@
 // (tests only), and the compiled models must agree on what our layer
 // represents: body masses, centres of mass and inertias, body frames,
 // joint axes and anchors, initial positions, geom poses and sizes, and the
-// joint-space mass matrix without armature at qpos0 and at a random q.
+// joint-space mass matrix with armature at qpos0 and at a random q.
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 #include <unistd.h>
@@ -245,7 +245,7 @@ void CompareWithMujoco(const std::string& file) {
       }
     }
 
-    // Mass matrix over hinge and slide DOFs, armature removed.
+    // Mass matrix over hinge and slide DOFs, armature included.
     std::vector<mjtNum> M(m->nv * m->nv);
     mj_fullM(m, M.data(), d->qM);
     for (size_t r = 0; r < ours.robots.size(); ++r) {
@@ -265,8 +265,7 @@ void CompareWithMujoco(const std::string& file) {
       double scale = 0.0, err = 0.0;
       for (auto [a, i] : dofs) {
         for (auto [b, jj] : dofs) {
-          double mj = M[i * m->nv + jj];
-          if (i == jj) mj -= m->dof_armature[i];
+          const double mj = M[i * m->nv + jj];
           scale = std::max(scale, std::abs(mj));
           err = std::max(err, std::abs(Mo(a, b) - mj));
         }
