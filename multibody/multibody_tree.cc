@@ -80,6 +80,11 @@ void ValidateJoint(const Joint& joint, int num_links) {
   if (!(joint.damping >= 0.0) || !std::isfinite(joint.damping)) {
     fail("damping is negative or not finite (" + Num(joint.damping) + ")");
   }
+  if (!(joint.limit_time_constant >= 0.0) ||
+      !std::isfinite(joint.limit_time_constant)) {
+    fail("limit_time_constant is negative or not finite (" +
+         Num(joint.limit_time_constant) + ")");
+  }
   if (!(joint.armature >= 0.0) || !std::isfinite(joint.armature)) {
     fail("armature is negative or not finite (" + Num(joint.armature) + ")");
   }

@@ -83,6 +83,11 @@ struct Joint {
   /// Position limits [rad or m] (revolute, prismatic); -inf/+inf: none.
   double lower{-std::numeric_limits<double>::infinity()};
   double upper{std::numeric_limits<double>::infinity()};
+  /// 0 (default): the simulator's position limits are near-rigid. > 0 [s]:
+  /// compliant, a critically damped spring-damper of this time constant for
+  /// the joint's effective inertia (MJCF solreflimit; docs/robots.md,
+  /// "Limits").
+  double limit_time_constant{0.0};
   /// Velocity [rad/s or m/s] and effort [N m or N] limits, > 0 (inf: none).
   double velocity_limit{std::numeric_limits<double>::infinity()};
   double effort_limit{std::numeric_limits<double>::infinity()};

@@ -23,7 +23,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
   CLI::App* run = app.add_subcommand(
       "run",
       "Simulate a YAML scene (schema: docs/scenes.md; examples: "
-      "config/scenes/*.yaml) to its duration and write DIR/trajectory.csv "
+      "config/scenes/*.yaml), or a MuJoCo MJCF model (.xml) as the scene it "
+      "describes (docs/robots.md, \"Running MJCF files\"), to its duration "
+      "and write DIR/trajectory.csv "
       "(columns time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz: every moving "
       "body every output.every steps, SI units, world frame) and "
       "DIR/summary.json (run statistics, energies, final state of every "
@@ -44,7 +46,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
       "collides as its convex hull because it is not convex, and what a "
       "robot's URDF loader dropped or approximated. Shapes: plane, box, "
       "sphere, capsule, cylinder, mesh (STL, OBJ, Collada).");
-  run->add_option("scene", o->scene, "the scene file (YAML)")->required();
+  run->add_option("scene", o->scene,
+                  "the scene file (YAML), or an MJCF model (.xml)")
+      ->required();
   run->add_option("--out,-o", o->out,
                   "output directory DIR (created if missing; its "
                   "trajectory.csv and summary.json are replaced)")

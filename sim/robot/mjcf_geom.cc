@@ -129,11 +129,17 @@ MjcfGeom ReadMjcfGeom(
   g.pose.position = X.translation();
   g.pose.orientation = Eigen::Quaterniond(X.linear()).normalized();
 
-  // contype/conaffinity 0: a visual geom. Bitmask filtering beyond that is
-  // not modelled: the geom collides with everything.
+  // contype/conaffinity 0: a visual geom.
   const double contype = doc.Number(e, "contype", cls, 1.0);
   const double conaffinity = doc.Number(e, "conaffinity", cls, 1.0);
-  g.collides = contype != 0.0 || conaffinity != 0.0;
+  if (contype < 0 || conaffinity < 0 || contype != std::floor(contype) ||
+      conaffinity != std::floor(conaffinity) || contype > 2147483647.0 ||
+      conaffinity > 2147483647.0) {
+    doc.Fail(e, "contype and conaffinity must be non-negative integers");
+  }
+  g.contype = static_cast<int>(contype);
+  g.conaffinity = static_cast<int>(conaffinity);
+  g.collides = g.contype != 0 || g.conaffinity != 0;
   g.friction =
       doc.Numbers(e, "friction", cls, Vector3d(1.0, 0.005, 0.0001), 1)[0];
   g.rgba = doc.Numbers(e, "rgba", cls, Eigen::Vector4d(0.5, 0.5, 0.5, 1.0));

@@ -33,6 +33,10 @@ struct MjcfGeom {
   Eigen::Matrix3d inertia{Eigen::Matrix3d::Zero()};
   /// Not empty: the mass properties are unknown (an open mesh), and why.
   std::string mass_error;
+  /// contype and conaffinity bit masks (MuJoCo collides two geoms when
+  /// (contype_a & conaffinity_b) || (contype_b & conaffinity_a)).
+  int contype{1};
+  int conaffinity{1};
   /// friction's first entry (sliding), and rgba.
   double friction{1.0};
   Eigen::Vector4d rgba{0.5, 0.5, 0.5, 1.0};

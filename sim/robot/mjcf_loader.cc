@@ -100,14 +100,17 @@ class MjcfReader {
   void ReadOptions();
   void ReadAssets();
   void ReadStatic(const Element* body, const std::string& cls,
-                  const Isometry3d& X_W_parent);
+                  const Isometry3d& X_W_parent, int parent_body);
   MjcfGeom ReadWorldGeom(const Element* g, const std::string& cls,
                          const Isometry3d& X_WB, int index);
   void ScaleToTotalMass();
   // Adds body `e` (and its subtree) to robot `d`.
   void ReadBody(const Element* e, const std::string& inherited, int parent_link,
                 const Isometry3d& X_PL_parent, const Isometry3d& X_W_parent,
-                int robot, RobotDescription* d, Unmodelled* unmodelled);
+                int parent_body, int robot, RobotDescription* d,
+                Unmodelled* unmodelled);
+  bool MovesByHingeOrSlide(const Element* body) const;
+  bool SelfCollides(int robot) const;
   int AddJointChain(const Element* body, const std::string& body_name,
                     const std::vector<const Element*>& joints,
                     const std::string& cls, int parent_link,
@@ -126,6 +129,11 @@ class MjcfReader {
   double static_mass_{0.0};
   std::map<std::string, const Element*> meshes_;
   std::map<std::string, int> ignored_;
+  // Per robot: the collision geoms' masks and bodies (SelfCollides).
+  struct GeomMask {
+    int contype, conaffinity, body;
+  };
+  std::vector<std::vector<GeomMask>> masks_;
 };
 
 bool MjcfReader::HasJoint(const Element* body) const {
@@ -179,12 +187,13 @@ MjcfGeom MjcfReader::ReadWorldGeom(const Element* g, const std::string& cls,
   w.shape = geom.shape;
   w.pose = ToPose(X_WB * ToIsometry(geom.pose));
   w.friction = geom.friction;
+  w.mesh_file = geom.mesh_file;
   model_.world_geometries.push_back(w);
   return geom;
 }
 
 void MjcfReader::ReadStatic(const Element* body, const std::string& cls,
-                            const Isometry3d& X_W_parent) {
+                            const Isometry3d& X_W_parent, int parent_body) {
   const std::string own = doc_.ChildClassOf(body, cls);
   Isometry3d X_WB =
       Translation(doc_.Numbers(body, "pos", "", Vector3d::Zero()));
@@ -192,7 +201,9 @@ void MjcfReader::ReadStatic(const Element* body, const std::string& cls,
   if (!doc_.compiler().global) X_WB = X_W_parent * X_WB;
   MjcfBody b;
   b.name = body->Attribute("name") ? body->Attribute("name") : "";
+  b.parent = parent_body;
   b.body_in_link = ToPose(X_WB);
+  const int self = static_cast<int>(model_.bodies.size());
   model_.bodies.push_back(b);
   int index = static_cast<int>(model_.world_geometries.size());
   std::vector<MjcfGeom> geoms;
@@ -201,7 +212,7 @@ void MjcfReader::ReadStatic(const Element* body, const std::string& cls,
     if (t == "geom") {
       geoms.push_back(ReadWorldGeom(c, own, X_WB, index++));
     } else if (t == "body") {
-      ReadStatic(c, own, X_WB);
+      ReadStatic(c, own, X_WB, self);
     } else if (t != "inertial") {
       CountIgnored(c);
     }
@@ -311,6 +322,19 @@ int MjcfReader::AddJointChain(const Element* body, const std::string& body_name,
         }
         joint.lower = range[0];
         joint.upper = range[1];
+        // solreflimit (timeconst, dampratio): MuJoCo's default 0.02 s.
+        const VectorXd solref =
+            doc_.Numbers(j, "solreflimit", jcls, Eigen::Vector2d(0.02, 1.0));
+        if (solref[0] > 0.0) {
+          joint.limit_time_constant = solref[0];
+          if (solref[1] != 1.0) {
+            unmodelled->Add("solreflimit damping ratio other than 1",
+                            doc_.Where(j));
+          }
+        } else {
+          unmodelled->Add("solreflimit in direct (negative) form",
+                          doc_.Where(j));
+        }
       }
       q0->push_back(ref);
       X_prev = Translation(-p);
@@ -409,8 +433,9 @@ LinkInertia MjcfReader::BodyInertia(const Element* e, const Isometry3d& X_WB,
 
 void MjcfReader::ReadBody(const Element* e, const std::string& inherited,
                           int parent_link, const Isometry3d& X_PL_parent,
-                          const Isometry3d& X_W_parent, int robot,
-                          RobotDescription* d, Unmodelled* unmodelled) {
+                          const Isometry3d& X_W_parent, int parent_body,
+                          int robot, RobotDescription* d,
+                          Unmodelled* unmodelled) {
   const std::string cls = doc_.ChildClassOf(e, inherited);
   const std::string name = e->Attribute("name")
                                ? e->Attribute("name")
@@ -453,9 +478,11 @@ void MjcfReader::ReadBody(const Element* e, const std::string& inherited,
   for (size_t i = 0; i < q0.size(); ++i) d->initial_positions[n0 + i] = q0[i];
   MjcfBody b;
   b.name = name;
+  b.parent = parent_body;
   b.robot = robot;
   b.link = link;
   b.body_in_link = ToPose(X_LB);
+  const int self = static_cast<int>(model_.bodies.size());
   model_.bodies.push_back(b);
 
   for (size_t k = 0; k < read.size(); ++k) {
@@ -475,6 +502,8 @@ void MjcfReader::ReadBody(const Element* e, const std::string& inherited,
       rg.shape = g.shape;
       rg.pose_in_link = ToPose(X_LG);
       d->geometries.push_back(rg);
+      model_.geometry_friction[robot].push_back(g.friction);
+      masks_[robot].push_back({g.contype, g.conaffinity, self});
       ++d->collision_counts.loaded;
       if (g.approximated) ++d->collision_counts.approximated;
     }
@@ -495,8 +524,41 @@ void MjcfReader::ReadBody(const Element* e, const std::string& inherited,
     }
   }
   for (const Element* c : bodies) {
-    ReadBody(c, cls, link, X_LB, X_WB, robot, d, unmodelled);
+    ReadBody(c, cls, link, X_LB, X_WB, self, robot, d, unmodelled);
   }
+}
+
+bool MjcfReader::MovesByHingeOrSlide(const Element* body) const {
+  const std::string cls = doc_.ChildClassOf(body, "main");
+  bool any = false;
+  for (const Element* j : doc_.Children(body)) {
+    const std::string t = j->Name();
+    if (t == "freejoint") return false;
+    if (t != "joint") continue;
+    if (doc_.Text(j, "type", doc_.ClassOf(j, cls), "hinge") == "free") {
+      return false;
+    }
+    any = true;
+  }
+  return any;
+}
+
+bool MjcfReader::SelfCollides(int robot) const {
+  const std::vector<GeomMask>& m = masks_[robot];
+  const auto related = [&](int a, int b) {
+    return a == b || model_.bodies[a].parent == b ||
+           model_.bodies[b].parent == a;
+  };
+  for (size_t i = 0; i < m.size(); ++i) {
+    for (size_t j = i + 1; j < m.size(); ++j) {
+      if (related(m[i].body, m[j].body)) continue;
+      if ((m[i].contype & m[j].conaffinity) ||
+          (m[j].contype & m[i].conaffinity)) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 // compiler settotalmass: every body's mass and inertia times one factor.
@@ -530,7 +592,7 @@ MjcfModel MjcfReader::Read() {
       if (t == "geom") {
         ReadWorldGeom(c, "main", Isometry3d::Identity(), index++);
       } else if (t == "body" && !HasJoint(c)) {
-        ReadStatic(c, "main", Isometry3d::Identity());
+        ReadStatic(c, "main", Isometry3d::Identity(), -1);
       } else if (t == "body") {
         RobotDescription d;
         d.name = c->Attribute("name")
@@ -538,9 +600,22 @@ MjcfModel MjcfReader::Read() {
                      : "robot" + std::to_string(model_.robots.size());
         Unmodelled unmodelled;
         const int robot = static_cast<int>(model_.robots.size());
-        ReadBody(c, "main", -1, Isometry3d::Identity(), Isometry3d::Identity(),
-                 robot, &d, &unmodelled);
+        model_.geometry_friction.emplace_back();
+        masks_.emplace_back();
+        int root = -1;
+        if (MovesByHingeOrSlide(c)) {
+          // Link 0 is welded to the world (RobotDescription's rule).
+          Link world;
+          world.name = "world";
+          Joint weld;
+          weld.name = d.name + "_base";
+          weld.type = JointType::kFixed;
+          root = d.tree.AddLink(world, weld);
+        }
+        ReadBody(c, "main", root, Isometry3d::Identity(),
+                 Isometry3d::Identity(), -1, robot, &d, &unmodelled);
         unmodelled.Report(&d.warnings);
+        model_.robot_self_collision.push_back(SelfCollides(robot));
         if (d.collision_counts.loaded == 0) {
           d.warnings.push_back(doc_.Where(c) +
                                ": the robot has no collision geometry");

@@ -7,7 +7,10 @@
 // Each top-level body of <worldbody> that has a joint somewhere in its
 // subtree becomes one robot, named after that body; a top-level body
 // without any joint below it is static, and its geoms join the world's.
-// Links are named after MJCF bodies and joints after MJCF joints.
+// Links are named after MJCF bodies and joints after MJCF joints. Link 0
+// is attached to the world by joint 0, fixed or floating (as for URDF
+// robots): a top-level body moved by hinge or slide joints hangs from a
+// massless link "world" welded to the world frame by joint "<body>_base".
 //
 // A body's joints (hinge -> revolute, slide -> prismatic, free ->
 // floating) move it about their anchors `pos` in the body frame. A body
@@ -41,6 +44,8 @@ struct MjcfOptions {
 /// pose of the MJCF body frame in the link frame.
 struct MjcfBody {
   std::string name;
+  /// The parent body's index in MjcfModel::bodies (-1: the world).
+  int parent{-1};
   int robot{-1};
   int link{-1};
   Pose body_in_link;
@@ -55,6 +60,8 @@ struct MjcfWorldGeometry {
   Pose pose;
   /// The geom's sliding friction coefficient (friction's first entry).
   double friction{1.0};
+  /// A mesh geom's file (absolute).
+  std::string mesh_file;
 };
 
 struct MjcfModel {
@@ -66,6 +73,14 @@ struct MjcfModel {
   std::vector<MjcfWorldGeometry> world_geometries;
   /// Every MJCF body in document order (worldbody excluded).
   std::vector<MjcfBody> bodies;
+  /// Per robot: whether MuJoCo lets its bodies collide with each other:
+  /// some two of its collision geoms on bodies that are not parent and
+  /// child have matching bits, (contype_a & conaffinity_b) || (contype_b &
+  /// conaffinity_a).
+  std::vector<bool> robot_self_collision;
+  /// Per robot, per RobotGeometry: the geom's sliding friction (friction's
+  /// first entry).
+  std::vector<std::vector<double>> geometry_friction;
   /// <option timestep> [s] and <option gravity> [m/s^2] (MuJoCo's
   /// defaults 0.002 s and (0, 0, -9.81)).
   double time_step{0.002};

@@ -85,3 +85,14 @@ struct RobotDescription {
 };
 
 }  // namespace sapcontact
+
+namespace sapcontact {
+
+/// Moves the robot as a whole: the frame its description calls the world
+/// is placed at X_WM in the world. A fixed root joint's origin becomes
+/// X_WM * origin; a floating root's initial pose (initial_positions' first
+/// 7 entries) becomes X_WM * pose. Other root joints (a description loaded
+/// by our loaders never has one): std::invalid_argument.
+void PlaceRobot(const Pose& X_WM, RobotDescription* d);
+
+}  // namespace sapcontact

@@ -50,12 +50,19 @@ struct RobotSpec {
   /// Unique among robots and bodies; same character rules as body names.
   std::string name;
   /// The URDF path as written in the file, and resolved against the scene
-  /// file's folder.
+  /// file's folder (empty for an MJCF robot).
   std::string urdf;
   std::string urdf_path;
-  /// base: {position, rpy or quaternion, fixed}. fixed: true welds the URDF
+  /// An MJCF robot: the file as written and resolved, and the top-level
+  /// body of <worldbody> that is the robot (mjcf_body; may be omitted when
+  /// the file has one robot).
+  std::string mjcf;
+  std::string mjcf_path;
+  std::string mjcf_body;
+  /// base: {position, rpy or quaternion, fixed}. URDF: fixed: true welds the
   /// root link to the world at this pose; false makes it a floating base
-  /// starting there.
+  /// starting there. MJCF: the pose of the file's world frame in the scene
+  /// (default identity); fixed follows the file (a free joint floats).
   Pose base_pose;
   bool fixed_base{true};
   /// A floating base's initial velocity (world frame) [m/s], [rad/s].
@@ -67,6 +74,10 @@ struct RobotSpec {
   /// Material of every link's collision geometry; index in Scene::materials.
   std::string material{"default"};
   int material_index{0};
+  /// Materials of single collision geometries (YAML geometry_materials:
+  /// {"<link>/<collision>": MATERIAL}): per description.geometries entry,
+  /// an index in Scene::materials, or -1 for `material`. Empty: all -1.
+  std::vector<int> geometry_material_index;
   /// Contacts between this robot's links (default off), except the pairs
   /// the collision filter excludes (RobotCollisionFilter).
   bool self_collision{false};

@@ -265,6 +265,19 @@ void ValidateRobot(const Scene& scene, size_t index) {
                        r.base_angular_velocity.squaredNorm() > 0.0)) {
     Fail(f + ".base.velocity", "a fixed base cannot move");
   }
+  if (!r.geometry_material_index.empty() &&
+      r.geometry_material_index.size() != r.description.geometries.size()) {
+    Fail(f + ".geometry_materials",
+         std::to_string(r.geometry_material_index.size()) + " entries for " +
+             std::to_string(r.description.geometries.size()) +
+             " collision geometries");
+  }
+  for (int m : r.geometry_material_index) {
+    if (m < -1 || m >= static_cast<int>(scene.materials.size())) {
+      Fail(f + ".geometry_materials",
+           "index " + std::to_string(m) + " is not a material of the scene");
+    }
+  }
   if (r.material_index < 0 ||
       r.material_index >= static_cast<int>(scene.materials.size())) {
     Fail(f + ".material", "index " + std::to_string(r.material_index) +
@@ -494,7 +507,10 @@ std::string RigidRobotPair(const Scene& scene) {
            std::isinf(scene.materials[material].stiffness);
   };
   auto colliding = [&](const RobotSpec& r) {
-    return rigid(r.material_index) && !r.description.geometries.empty();
+    if (r.description.geometries.empty()) return false;
+    bool any = rigid(r.material_index);
+    for (int m : r.geometry_material_index) any = any || rigid(m);
+    return any;
   };
   for (const RobotSpec& r : scene.robots) {
     if (!colliding(r) || r.description.tree.num_velocities() == 0) continue;

@@ -13,6 +13,7 @@
 
 #include "sapcontact/geometry/shape_traits.h"
 #include "sapcontact/sim/robot/urdf_loader.h"
+#include "sapcontact/sim/scene/mjcf_scene.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/scene/scene_overrides.h"
 #include "sapcontact/sim/scene/scene_parser.h"
@@ -505,7 +506,15 @@ std::string ReadSceneFile(const std::string& path, const YamlReader& reader) {
 Scene LoadScene(const std::string& path,
                 const std::vector<std::string>& overrides) {
   YamlReader reader(path);
-  const std::string text = ReadSceneFile(path, reader);
+  std::string text = ReadSceneFile(path, reader);
+  if (IsMjcfSceneFile(path)) {
+    // An MJCF file runs as the scene it describes (mjcf_scene.h).
+    try {
+      text = MjcfSceneYaml(path);
+    } catch (const std::invalid_argument& e) {
+      throw SceneError(path, 0, 0, "", e.what());
+    }
+  }
   YAML::Node root;
   try {
     root = YAML::Load(text);

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "sapcontact/sim/robot/mjcf_loader.h"
 #include "sapcontact/sim/robot/srdf_reader.h"
 #include "sapcontact/sim/robot/urdf_loader.h"
 #include "sapcontact/sim/scene/nearest_names.h"
@@ -58,15 +59,29 @@ RobotSpec SceneParser::ParseRobot(const YAML::Node& n, const std::string& field,
   r_.CheckMap(n, field, scene_internal::RobotKeys());
   RobotSpec r;
   r.name = n["name"].Scalar();
-  const YAML::Node urdf = r_.Required(n, "urdf", field);
-  r.urdf = r_.String(urdf, field + ".urdf");
-  {
-    namespace fs = std::filesystem;
-    const fs::path p(r.urdf);
-    r.urdf_path = p.is_absolute() ? r.urdf
-                                  : (fs::path(r_.file()).parent_path() / p)
-                                        .lexically_normal()
-                                        .string();
+  if (n["urdf"] && n["mjcf"]) {
+    r_.Fail(n["mjcf"], field + ".mjcf",
+            "a robot is loaded from a URDF or an MJCF file, not both");
+  }
+  const bool mjcf = static_cast<bool>(n["mjcf"]);
+  // The file's node, for messages about the loaded model.
+  const YAML::Node model = mjcf ? n["mjcf"] : r_.Required(n, "urdf", field);
+  const std::string model_field = field + (mjcf ? ".mjcf" : ".urdf");
+  if (mjcf) {
+    for (const char* key :
+         {"skip_unsupported", "cylinders_as_capsules", "package_paths"}) {
+      if (n[key]) {
+        r_.Fail(n[key], field + "." + key,
+                "a URDF option; this robot is loaded from an MJCF file");
+      }
+    }
+    LoadMjcfRobot(n, field, &r);
+  } else if (n["mjcf_body"]) {
+    r_.Fail(n["mjcf_body"], field + ".mjcf_body",
+            "an MJCF option; this robot is loaded from a URDF file");
+  } else {
+    r.urdf = r_.String(model, model_field);
+    r.urdf_path = ResolveFile(r.urdf);
   }
   const struct {
     const char* key;
@@ -85,37 +100,20 @@ RobotSpec SceneParser::ParseRobot(const YAML::Node& n, const std::string& field,
     r.material_index =
         MaterialIndex(n["material"], field + ".material", r.material, scene);
   }
-  if (n["base"]) ParseBase(n["base"], field + ".base", &r);
-  if (n["package_paths"]) {
-    ParsePackagePaths(n["package_paths"], field + ".package_paths", &r);
-  }
-
-  // The URDF, with the base applied.
-  {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(r.urdf_path, ec)) {
-      r_.Fail(urdf, field + ".urdf",
-              "cannot open the URDF file '" + r.urdf_path + "'" +
-                  (r.urdf_path != r.urdf ? " (relative to the scene "
-                                           "file's folder)"
-                                         : ""));
+  if (!mjcf) {
+    if (n["base"]) ParseBase(n["base"], field + ".base", &r);
+    if (n["package_paths"]) {
+      ParsePackagePaths(n["package_paths"], field + ".package_paths", &r);
     }
+    LoadUrdfRobot(model, model_field, &r);
   }
-  UrdfOptions options;
-  options.base_pose = r.base_pose;
-  options.floating_base = !r.fixed_base;
-  options.skip_unsupported = r.skip_unsupported;
-  options.cylinders_as_capsules = r.cylinders_as_capsules;
-  options.package_paths = r.package_paths;
-  try {
-    r.description = LoadUrdf(r.urdf_path, options);
-  } catch (const std::invalid_argument& e) {  // UrdfError and the tree's
-    r_.Fail(urdf, field + ".urdf",
-            std::string("cannot load the URDF: ") + e.what());
+  if (n["geometry_materials"]) {
+    ParseGeometryMaterials(n["geometry_materials"],
+                           field + ".geometry_materials", scene, &r);
   }
   const MultibodyTree& tree = r.description.tree;
   if (tree.num_links() > limits::kMaxRobotJoints) {
-    r_.Fail(urdf, field + ".urdf",
+    r_.Fail(model, model_field,
             "the robot has " + std::to_string(tree.num_links()) +
                 " joints, more than the limit of " +
                 std::to_string(limits::kMaxRobotJoints) +
@@ -131,6 +129,142 @@ RobotSpec SceneParser::ParseRobot(const YAML::Node& n, const std::string& field,
     ParseActuation(n["actuation"], field + ".actuation", &r);
   }
   return r;
+}
+
+std::string SceneParser::ResolveFile(const std::string& name) const {
+  namespace fs = std::filesystem;
+  const fs::path p(name);
+  return p.is_absolute() ? name
+                         : (fs::path(r_.file()).parent_path() / p)
+                               .lexically_normal()
+                               .string();
+}
+
+void SceneParser::CheckFile(const YAML::Node& node, const std::string& field,
+                            const std::string& written,
+                            const std::string& resolved, const char* what) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(resolved, ec)) {
+    r_.Fail(node, field,
+            std::string("cannot open the ") + what + " file '" + resolved +
+                "'" +
+                (resolved != written ? " (relative to the scene file's folder)"
+                                     : ""));
+  }
+}
+
+void SceneParser::LoadUrdfRobot(const YAML::Node& node,
+                                const std::string& field, RobotSpec* r) {
+  CheckFile(node, field, r->urdf, r->urdf_path, "URDF");
+  UrdfOptions options;
+  options.base_pose = r->base_pose;
+  options.floating_base = !r->fixed_base;
+  options.skip_unsupported = r->skip_unsupported;
+  options.cylinders_as_capsules = r->cylinders_as_capsules;
+  options.package_paths = r->package_paths;
+  try {
+    r->description = LoadUrdf(r->urdf_path, options);
+  } catch (const std::invalid_argument& e) {  // UrdfError and the tree's
+    r_.Fail(node, field, std::string("cannot load the URDF: ") + e.what());
+  }
+}
+
+// An MJCF robot: the file's top-level body `mjcf_body` (or its only
+// robot), placed by base, its self-collision and parent-child filter as
+// MuJoCo has them (docs/robots.md, "MJCF robots in scenes").
+void SceneParser::LoadMjcfRobot(const YAML::Node& n, const std::string& field,
+                                RobotSpec* r) {
+  const YAML::Node file = n["mjcf"];
+  const std::string f = field + ".mjcf";
+  r->mjcf = r_.String(file, f);
+  r->mjcf_path = ResolveFile(r->mjcf);
+  CheckFile(file, f, r->mjcf, r->mjcf_path, "MJCF");
+  MjcfModel model;
+  try {
+    model = LoadMjcf(r->mjcf_path);
+  } catch (const std::invalid_argument& e) {
+    r_.Fail(file, f, std::string("cannot load the MJCF: ") + e.what());
+  }
+  std::vector<std::string> names;
+  for (const RobotDescription& d : model.robots) names.push_back(d.name);
+  int index = -1;
+  if (n["mjcf_body"]) {
+    r->mjcf_body = r_.String(n["mjcf_body"], field + ".mjcf_body");
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == r->mjcf_body) index = static_cast<int>(i);
+    }
+    if (index < 0) {
+      r_.Fail(n["mjcf_body"], field + ".mjcf_body",
+              "the MJCF file has no moving top-level body '" + r->mjcf_body +
+                  "' (its robots: " + NearestNames(r->mjcf_body, names) + ")");
+    }
+  } else if (names.size() == 1) {
+    index = 0;
+    r->mjcf_body = names[0];
+  } else {
+    std::string list;
+    for (const std::string& s : names) list += (list.empty() ? "" : ", ") + s;
+    r_.Fail(file, f,
+            names.empty()
+                ? "the MJCF file has no moving body (a robot is a "
+                  "top-level body with a joint below it)"
+                : "the MJCF file has " + std::to_string(names.size()) +
+                      " robots (" + list + "): choose one with mjcf_body");
+  }
+  r->description = std::move(model.robots[index]);
+  for (const std::string& w : model.warnings) {
+    r->description.warnings.push_back(w);
+  }
+  r->fixed_base = r->description.tree.joint(0).type == JointType::kFixed;
+  r->self_collision = model.robot_self_collision[index];
+  // MuJoCo never lets a body touch its parent.
+  for (const MjcfBody& b : model.bodies) {
+    if (b.robot != index || b.parent < 0) continue;
+    const MjcfBody& p = model.bodies[b.parent];
+    if (p.robot == index && p.link != b.link) {
+      r->collision_filter_pairs.emplace_back(p.link, b.link);
+    }
+  }
+  if (n["base"]) {
+    const YAML::Node base = n["base"];
+    const bool fixed = r->fixed_base;
+    ParseBase(base, field + ".base", r);
+    if (r->fixed_base != fixed) {
+      r_.Fail(base["fixed"], field + ".base.fixed",
+              std::string("the MJCF robot's root ") +
+                  (fixed ? "is welded to the world" : "has a free joint") +
+                  ": base.fixed must be " + (fixed ? "true" : "false") +
+                  " (or left out)");
+    }
+  }
+  PlaceRobot(r->base_pose, &r->description);
+}
+
+// geometry_materials: {"<link>/<collision>": MATERIAL}.
+void SceneParser::ParseGeometryMaterials(const YAML::Node& n,
+                                         const std::string& field,
+                                         const Scene& scene, RobotSpec* r) {
+  r_.CheckMap(n, field, {});
+  const std::vector<RobotGeometry>& g = r->description.geometries;
+  r->geometry_material_index.assign(g.size(), -1);
+  std::vector<std::string> names;
+  for (const RobotGeometry& x : g) names.push_back(x.name);
+  for (const auto& item : n) {
+    const std::string name = item.first.Scalar();
+    const std::string f = field + "." + name;
+    int k = -1;
+    for (size_t i = 0; i < g.size(); ++i) {
+      if (g[i].name == name) k = static_cast<int>(i);
+    }
+    if (k < 0) {
+      r_.Fail(item.first, f,
+              "robot '" + r->name + "' has no collision geometry '" + name +
+                  "' (nearest: " + NearestNames(name, names) + ")");
+    }
+    const std::string material = r_.String(item.second, f);
+    r->geometry_material_index[k] =
+        MaterialIndex(item.second, f, material, scene);
+  }
 }
 
 void SceneParser::ParseBase(const YAML::Node& n, const std::string& field,

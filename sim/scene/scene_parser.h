@@ -97,6 +97,21 @@ class SceneParser {
 
   void ParseBase(const YAML::Node& n, const std::string& field, RobotSpec* r);
 
+  // A file named in the scene, resolved against the scene file's folder,
+  // and the check that it is a readable file.
+  std::string ResolveFile(const std::string& name) const;
+  void CheckFile(const YAML::Node& node, const std::string& field,
+                 const std::string& written, const std::string& resolved,
+                 const char* what);
+  // The robot's description from its URDF (base and options applied) or
+  // from its MJCF file (mjcf, mjcf_body, base).
+  void LoadUrdfRobot(const YAML::Node& node, const std::string& field,
+                     RobotSpec* r);
+  void LoadMjcfRobot(const YAML::Node& n, const std::string& field,
+                     RobotSpec* r);
+  void ParseGeometryMaterials(const YAML::Node& n, const std::string& field,
+                              const Scene& scene, RobotSpec* r);
+
   void ParsePackagePaths(const YAML::Node& n, const std::string& field,
                          RobotSpec* r);
 

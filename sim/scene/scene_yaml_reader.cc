@@ -80,6 +80,9 @@ const std::vector<std::string>& PrescribedKeys() {
 const std::vector<std::string>& RobotKeys() {
   static const std::vector<std::string> k{"name",
                                           "urdf",
+                                          "mjcf",
+                                          "mjcf_body",
+                                          "geometry_materials",
                                           "base",
                                           "joints",
                                           "actuation",

@@ -245,6 +245,17 @@ void TimeStepper::AddRobotProblem(int r) {
         LimitConstraint lim;
         lim.first = unit_row(i, side == 0 ? 1.0 : -1.0);
         lim.g0 = Eigen::VectorXd::Constant(1, gap);
+        if (joint.limit_time_constant > 0.0) {
+          // Compliant: critically damped for the joint's effective inertia
+          // m = 1 / (A^-1)_ii, k = m / tau^2 and tau_d = 2 tau (docs/
+          // robots.md, "Limits").
+          scratch_.column.setZero(n);
+          scratch_.column[i] = 1.0;
+          llt.solveInPlace(scratch_.column);
+          const double tau = joint.limit_time_constant;
+          lim.stiffness = 1.0 / (scratch_.column[i] * tau * tau);
+          lim.dissipation_time_scale = 2.0 * tau;
+        }
         lim.name = spec.name + "/" + joint.name +
                    (side == 0 ? " lower limit" : " upper limit");
         last_.problem.limits.push_back(std::move(lim));

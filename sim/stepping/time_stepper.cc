@@ -178,8 +178,13 @@ TimeStepper::TimeStepper(const Scene& scene)
 
 int TimeStepper::MaterialOfCollider(int c) const {
   const int nb = static_cast<int>(scene_.bodies.size());
-  return c < nb ? scene_.bodies[c].material_index
-                : scene_.robots[layout_.collider_robot[c]].material_index;
+  if (c < nb) return scene_.bodies[c].material_index;
+  const RobotSpec& robot = scene_.robots[layout_.collider_robot[c]];
+  if (!robot.geometry_material_index.empty()) {
+    const int m = robot.geometry_material_index[layout_.collider_geometry[c]];
+    if (m >= 0) return m;
+  }
+  return robot.material_index;
 }
 
 Vector3 TimeStepper::WorldPointVelocity(int c, const Vector3& p,

@@ -672,7 +672,7 @@ class TimeStepper {
   struct Scratch {
     Eigen::MatrixXd frame_J;
     std::vector<Eigen::Matrix<double, 6, 1>> link_velocities;
-    Eigen::VectorXd bias, tau, spring;
+    Eigen::VectorXd bias, tau, spring, column;
   };
   Scratch scratch_;
 };

@@ -99,12 +99,16 @@ TEST(MjcfLoader, SeveralJointsChainMasslessLinksAndRefs) {
                                 "chain.xml");
   const RobotDescription& r = m.robots.at(0);
   EXPECT_EQ(r.name, "arm");
-  ASSERT_EQ(r.tree.num_links(), 3);
-  EXPECT_EQ(r.tree.link(0).name, "arm/x");
-  EXPECT_EQ(r.tree.link(1).name, "arm/y");
-  EXPECT_EQ(r.tree.link(2).name, "arm");
-  EXPECT_EQ(r.tree.link(0).inertia.mass, 0.0);
-  EXPECT_GT(r.tree.link(2).inertia.mass, 0.0);
+  // Link 0 is welded to the world; the hinges and the slide hang from it.
+  ASSERT_EQ(r.tree.num_links(), 4);
+  EXPECT_EQ(r.tree.link(0).name, "world");
+  EXPECT_EQ(r.tree.joint(0).type, JointType::kFixed);
+  EXPECT_EQ(r.tree.joint(0).name, "arm_base");
+  EXPECT_EQ(r.tree.link(1).name, "arm/x");
+  EXPECT_EQ(r.tree.link(2).name, "arm/y");
+  EXPECT_EQ(r.tree.link(3).name, "arm");
+  EXPECT_EQ(r.tree.link(1).inertia.mass, 0.0);
+  EXPECT_GT(r.tree.link(3).inertia.mass, 0.0);
   // Initial positions are the refs (degrees converted), and the body sits
   // where the file puts it at those positions.
   ASSERT_EQ(r.initial_positions.size(), 3);
@@ -113,8 +117,9 @@ TEST(MjcfLoader, SeveralJointsChainMasslessLinksAndRefs) {
   std::vector<Eigen::Isometry3d> X;
   CalcLinkPoses(r.tree, r.initial_positions, &X);
   const MjcfBody& b = m.bodies.at(0);
-  EXPECT_EQ(b.link, 2);
-  const Vector3d body_origin = X[2] * b.body_in_link.position;
+  EXPECT_EQ(b.link, 3);
+  EXPECT_EQ(b.parent, -1);
+  const Vector3d body_origin = X[3] * b.body_in_link.position;
   EXPECT_LT((body_origin - Vector3d(0, 0, 1)).norm(), 1e-12);
   EXPECT_LT(
       (X[2].linear() * b.body_in_link.rotation() - Eigen::Matrix3d::Identity())
@@ -125,11 +130,40 @@ TEST(MjcfLoader, SeveralJointsChainMasslessLinksAndRefs) {
   Eigen::VectorXd q = r.initial_positions;
   q[0] += M_PI / 2;
   CalcLinkPoses(r.tree, q, &X);
-  EXPECT_LT((X[2] * b.body_in_link.position - Vector3d(0, 0.5, 1.5)).norm(),
+  EXPECT_LT((X[3] * b.body_in_link.position - Vector3d(0, 0.5, 1.5)).norm(),
             1e-12);
   // The slide's range in metres, a hinge without range unlimited.
-  EXPECT_EQ(r.tree.joint(2).lower, -1.0);
-  EXPECT_TRUE(std::isinf(r.tree.joint(0).upper));
+  EXPECT_EQ(r.tree.joint(3).lower, -1.0);
+  EXPECT_TRUE(std::isinf(r.tree.joint(1).upper));
+}
+
+TEST(MjcfLoader, SelfCollisionFollowsContypeAndConaffinity) {
+  // Ant-like: legs with conaffinity 0 never touch each other; the same
+  // legs with conaffinity 1 do, except parent and child.
+  const auto model = [](int conaffinity) {
+    return "<mujoco><worldbody><body name='torso'><freejoint/>"
+           "<geom size='0.2'/>"
+           "<body name='a' pos='1 0 0'><joint/><geom size='0.1' "
+           "conaffinity='" +
+           std::to_string(conaffinity) +
+           "'/></body>"
+           "<body name='b' pos='-1 0 0'><joint/><geom size='0.1' "
+           "friction='0.4' conaffinity='" +
+           std::to_string(conaffinity) +
+           "'/></body></body></worldbody>"
+           "</mujoco>";
+  };
+  const MjcfModel apart = ParseMjcf(model(0), "ant.xml");
+  const MjcfModel touching = ParseMjcf(model(1), "ant.xml");
+  EXPECT_FALSE(apart.robot_self_collision.at(0));
+  EXPECT_TRUE(touching.robot_self_collision.at(0));
+  // Parents: a and b hang from the torso.
+  ASSERT_EQ(apart.bodies.size(), 3u);
+  EXPECT_EQ(apart.bodies[1].parent, 0);
+  EXPECT_EQ(apart.bodies[2].parent, 0);
+  // Each collision geometry's friction, in the robot's geometry order.
+  EXPECT_EQ(apart.geometry_friction.at(0),
+            (std::vector<double>{1.0, 1.0, 0.4}));
 }
 
 TEST(MjcfLoader, EulerSequencesAndStaticBodies) {

@@ -1,0 +1,246 @@
+// MuJoCo's Gym models (Debian's dart-doc) run as whole scenes (LoadScene of
+// the .xml: its time step, gravity and floor) and as robots of a YAML
+// scene, and what they must do:
+//   humanoid      falls and comes to rest lying on the floor
+//   half_cheetah  comes to rest standing on its legs, torso upright
+//   ant           comes to rest on its legs; its ankles start outside
+//                 their range, and the compliant limit (solreflimit 0.02 s)
+//                 brings them in without an impulsive kick
+//   a hinge started outside its range leaves the limit at the critically
+//   damped spring-damper's peak speed, delta / (tau e).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "sapcontact/sim/scene/scene_loader.h"
+#include "tests/sim/stepping/shipped_scene.h"
+
+namespace sapcontact {
+namespace {
+
+namespace fs = std::filesystem;
+using scene_tests::Simulate;
+
+// A Gym model from dart-doc, gunzipped into a temporary folder if needed.
+std::string GymModel(const std::string& name) {
+  const std::string dir = "/usr/share/doc/dart/data/mjcf/openai/";
+  if (fs::exists(dir + name + ".xml")) return dir + name + ".xml";
+  const fs::path tmp = fs::temp_directory_path() /
+                       ("sapcontact_gym_" + std::to_string(::getpid()));
+  fs::create_directories(tmp);
+  const std::string out = (tmp / (name + ".xml")).string();
+  const std::string cmd =
+      "gzip -dc '" + dir + name + ".xml.gz' > '" + out + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return out;
+}
+
+struct Rest {
+  Eigen::VectorXd q;
+  double kinetic_energy{0.0};
+  double max_kinetic_energy{0.0};
+  int failed_steps{0};
+};
+
+Rest RunToRest(const Scene& scene) {
+  Rest rest;
+  const SimulationSummary s =
+      Simulate(scene, [&](const TimeStepper& st, const StepInfo&) {
+        rest.max_kinetic_energy =
+            std::max(rest.max_kinetic_energy, st.KineticEnergy());
+        rest.q = st.robot_states()[0].q;
+        rest.kinetic_energy = st.KineticEnergy();
+      });
+  rest.failed_steps = s.failed_steps;
+  return rest;
+}
+
+TEST(MjcfScenes, HumanoidFallsAndLiesOnTheFloor) {
+  const Scene scene = LoadScene(GymModel("humanoid"), {"duration=4"});
+  EXPECT_EQ(scene.time_step, 0.003);  // the file's <option timestep>
+  ASSERT_EQ(scene.robots.size(), 1u);
+  EXPECT_FALSE(scene.robots[0].fixed_base);
+  EXPECT_TRUE(scene.robots[0].self_collision);  // contype = conaffinity = 1
+  ASSERT_EQ(scene.bodies.size(), 1u);           // the floor
+  const Rest rest = RunToRest(scene);
+  EXPECT_EQ(rest.failed_steps, 0);
+  // The torso (0.07 m capsule) lies on the floor: its height is a body
+  // radius or two, not the 1.4 m it starts at, and everything is still.
+  std::printf("[humanoid] torso z %.3f m, kinetic energy %.2e J\n", rest.q[2],
+              rest.kinetic_energy);
+  EXPECT_LT(rest.q[2], 0.25);
+  EXPECT_GT(rest.q[2], 0.0);
+  EXPECT_LT(rest.kinetic_energy, 1e-3);
+}
+
+TEST(MjcfScenes, HalfCheetahRestsOnItsLegs) {
+  const Scene scene = LoadScene(GymModel("half_cheetah"), {"duration=4"});
+  // rootx, rootz, rooty (slide, slide, hinge) hang from a welded link.
+  EXPECT_TRUE(scene.robots.at(0).fixed_base);
+  const MultibodyTree& tree = scene.robots[0].description.tree;
+  const int rootz = tree.position_start(tree.FindJoint("rootz"));
+  const int rooty = tree.position_start(tree.FindJoint("rooty"));
+  const Rest rest = RunToRest(scene);
+  EXPECT_EQ(rest.failed_steps, 0);
+  std::printf(
+      "[half_cheetah] torso at z %.3f m (rootz %.3f), pitch %.3f "
+      "rad, kinetic energy %.2e J\n",
+      0.7 + rest.q[rootz], rest.q[rootz], rest.q[rooty], rest.kinetic_energy);
+  // Standing: the torso stays well above the floor (legs about 0.5 m),
+  // nearly level; at rest.
+  EXPECT_GT(0.7 + rest.q[rootz], 0.4);
+  EXPECT_LT(std::abs(rest.q[rooty]), 0.3);
+  EXPECT_LT(rest.kinetic_energy, 1e-3);
+}
+
+TEST(MjcfScenes, AntRestsOnItsLegsAndItsAnklesComeInGently) {
+  const Scene scene = LoadScene(GymModel("ant"), {"duration=2"});
+  const MultibodyTree& tree = scene.robots.at(0).description.tree;
+  const Joint& ankle = tree.joint(tree.FindJoint("ankle_1"));
+  EXPECT_NEAR(ankle.lower, 30 * M_PI / 180, 1e-15);
+  EXPECT_EQ(ankle.limit_time_constant, 0.02);  // MuJoCo's solreflimit
+  const Rest rest = RunToRest(scene);
+  EXPECT_EQ(rest.failed_steps, 0);
+  // Four ankles of effective inertia I ~ 1 (armature) start 0.52 rad out
+  // of range: a critically damped return peaks at 0.52 / (0.02 e) = 9.6
+  // rad/s, 4 x I v^2 / 2 ~ 190 J; a near-rigid limit would throw them at
+  // 0.52 / dt = 260 rad/s (about 1e5 J).
+  std::printf(
+      "[ant] torso z %.3f m, peak kinetic energy %.1f J, final "
+      "%.2e J\n",
+      rest.q[2], rest.max_kinetic_energy, rest.kinetic_energy);
+  EXPECT_LT(rest.max_kinetic_energy, 400.0);
+  EXPECT_GT(rest.q[2], 0.4);
+  EXPECT_LT(rest.q[2], 0.8);
+  EXPECT_LT(rest.kinetic_energy, 1e-3);
+  for (int leg = 1; leg <= 4; ++leg) {
+    const int k = tree.FindJoint("ankle_" + std::to_string(leg));
+    const Joint& j = tree.joint(k);
+    const double q = rest.q[tree.position_start(k)];
+    EXPECT_GT(q, j.lower - 0.02) << j.name;
+    EXPECT_LT(q, j.upper + 0.02) << j.name;
+  }
+}
+
+TEST(MjcfScenes, AHingeLeavesItsCompliantLimitAtTheCriticallyDampedPeak) {
+  const fs::path dir = fs::temp_directory_path() /
+                       ("sapcontact_mjcf_limit_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "hinge.xml").string();
+  // A 1 kg point-like ball on a massless 1 m rod about y, no gravity,
+  // starting 0.5 rad below its range [0.5, 1.5] rad.
+  std::ofstream(path) << R"(<mujoco>
+  <compiler angle="radian"/>
+  <option timestep="0.0005" gravity="0 0 0"/>
+  <worldbody>
+    <body name="arm">
+      <joint name="hinge" axis="0 1 0" range="0.5 1.5" solreflimit="0.05 1"/>
+      <geom type="sphere" size="0.001" mass="1" pos="1 0 0"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+  const Scene scene = LoadScene(path, {"duration=0.4"});
+  double v_exit = 0.0;
+  Simulate(scene, [&](const TimeStepper& st, const StepInfo&) {
+    const double q = st.robot_states()[0].q[0];
+    if (q < 0.5 && v_exit == 0.0) return;
+    if (v_exit == 0.0) v_exit = st.robot_states()[0].v[0];
+  });
+  // x(t) = -delta (1 + w t) e^(-w t): the push k (-g - 2 tau g') ends at
+  // the speed's peak, delta w / e, and the joint coasts on at that speed.
+  const double expected = 0.5 / (0.05 * std::exp(1.0));
+  std::printf("[limit] exit speed %.4f rad/s, expected %.4f rad/s\n", v_exit,
+              expected);
+  EXPECT_NEAR(v_exit / expected, 1.0, 0.03);
+}
+
+TEST(MjcfScenes, RobotsOfAYamlSceneAndTheirErrors) {
+  const std::string reacher = GymModel("reacher");
+  const std::string hopper = GymModel("hopper");
+  const auto load = [](const std::string& yaml) {
+    return LoadSceneFromString("time_step: 0.002\nduration: 0.1\n" + yaml,
+                               "scene.yaml");
+  };
+  // The hopper placed 2 m along x by its base; the file's frictions.
+  const Scene s = load("robots:\n  - name: hop\n    mjcf: " + hopper +
+                       "\n    base: {position: [2, 0, 0]}\n");
+  const RobotSpec& r = s.robots.at(0);
+  EXPECT_EQ(r.mjcf_body, "torso");
+  EXPECT_TRUE(r.fixed_base);
+  EXPECT_EQ(r.description.tree.joint(0).origin.translation().x(), 2.0);
+  // As in MuJoCo: torso and leg may touch (contype = conaffinity = 1), a
+  // body and its parent never (torso-thigh, thigh-leg, leg-foot).
+  EXPECT_TRUE(r.self_collision);
+  EXPECT_EQ(r.collision_filter_pairs.size(), 3u);
+  const auto error = [&](const std::string& yaml) {
+    try {
+      load(yaml);
+    } catch (const SceneError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(error("robots:\n  - name: r\n    mjcf: " + reacher + "\n")
+                .find("the MJCF file has 2 robots (body0, target): choose "
+                      "one with mjcf_body"),
+            std::string::npos);
+  EXPECT_NE(error("robots:\n  - name: r\n    mjcf: " + reacher +
+                  "\n    mjcf_body: body1\n")
+                .find("no moving top-level body 'body1' (its robots: body0"),
+            std::string::npos);
+  EXPECT_NE(error("robots:\n  - name: r\n    mjcf: " + hopper +
+                  "\n    base: {fixed: false}\n")
+                .find("robots.r.base.fixed: the MJCF robot's root is welded "
+                      "to the world: base.fixed must be true"),
+            std::string::npos);
+  EXPECT_NE(error("robots:\n  - name: r\n    mjcf: " + hopper +
+                  "\n    urdf: x.urdf\n")
+                .find("a robot is loaded from a URDF or an MJCF file, not "
+                      "both"),
+            std::string::npos);
+  EXPECT_NE(error("robots:\n  - name: r\n    mjcf: " + hopper +
+                  "\n    geometry_materials: {torso/torso_gem: default}\n")
+                .find("has no collision geometry 'torso/torso_gem' (nearest: "
+                      "torso/torso_geom"),
+            std::string::npos);
+  // A broken MJCF file names its own line.
+  const std::string bad = GymModel("walker2d");
+  EXPECT_NE(error("robots:\n  - name: w\n    mjcf: " + bad + "\n")
+                .find("walker2d.xml:23: <body name='foot'>: pos=\"0.2/2 0 "
+                      "0.1\" is not 3 finite numbers"),
+            std::string::npos);
+  try {
+    LoadScene(bad);
+    ADD_FAILURE() << "loaded";
+  } catch (const SceneError& e) {
+    EXPECT_NE(std::string(e.what()).find("walker2d.xml:23:"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(MjcfScenes, TheFilesFrictionsBecomeMaterials) {
+  // The hopper's foot has friction 2, its other geoms 0.9, its floor 1.
+  const Scene s = LoadScene(GymModel("hopper"));
+  const RobotSpec& r = s.robots.at(0);
+  const auto friction = [&](int m) { return s.materials.at(m).friction; };
+  EXPECT_EQ(friction(r.material_index), 0.9);
+  ASSERT_EQ(r.geometry_material_index.size(), r.description.geometries.size());
+  for (size_t g = 0; g < r.description.geometries.size(); ++g) {
+    const int m = r.geometry_material_index[g];
+    const bool foot = r.description.geometries[g].name == "foot/foot_geom";
+    EXPECT_EQ(m < 0 ? friction(r.material_index) : friction(m),
+              foot ? 2.0 : 0.9)
+        << r.description.geometries[g].name;
+  }
+  ASSERT_EQ(s.bodies.size(), 1u);
+  EXPECT_EQ(s.bodies[0].name, "floor");
+  EXPECT_EQ(friction(s.bodies[0].material_index), 1.0);
+}
+
+}  // namespace
+}  // namespace sapcontact
