@@ -68,6 +68,7 @@
 #include <vector>
 
 #include "bench/comparison_engines.h"
+#include "bench/comparison_mjcf_rows.h"
 #include "bench/comparison_robot_rows.h"
 #include "bench/comparison_robots.h"
 #include "bench/comparison_scenes.h"
@@ -493,7 +494,7 @@ constexpr char kUsage[] =
     "[--engine both|sapcontact|mujoco]\n"
     "                         [--path both|library|simulation] [--sigma S] "
     "[--set KEY=VALUE]... [--phases] [--scaling] [--print-yaml] "
-    "[--print-mjcf]\n"
+    "[--print-mjcf] [--mjcf]\n"
     "  columns: sap us = sapcontact's library path, a TimeStepper::Step loop "
     "[us per step]; sim us = its\n"
     "    simulation path, RunSimulation without output (what `sapsim run` and "
@@ -523,6 +524,11 @@ constexpr char kUsage[] =
     "scene, as sapsim run --set does\n"
     "    (the scenes use the default contact model, lagged: --set "
     "solver.contact_model=sap runs the SAP paper's)\n"
+    "  --mjcf prints the MJCF-file table instead: dart-doc's Gym humanoid, "
+    "ant and half_cheetah\n"
+    "    loaded from the same file by both engines (sapcontact as sapsim run "
+    "model.xml does; MuJoCo\n"
+    "    with the file's integrator and with Euler), no controls\n"
     "  --csv FILE writes the rows (or the scaling rows) as CSV\n"
     "  --print-yaml writes the sapsim scene of each selected case to stdout "
     "instead of running\n"
@@ -541,6 +547,7 @@ int Main(int argc, char** argv) {
   bool print_yaml = false;
   bool print_mjcf = false;
   bool scaling = false;
+  bool mjcf_rows = false;
   bool dt_given = false;
   Options options;
   double sigma = 1e-3;
@@ -591,6 +598,8 @@ int Main(int argc, char** argv) {
       options.phases = true;
     } else if (a == "--scaling") {
       scaling = true;
+    } else if (a == "--mjcf") {
+      mjcf_rows = true;
     } else if (a == "--help" || a == "-h") {
       std::printf("%s", kUsage);
       return 0;
@@ -598,6 +607,10 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "mujoco_comparison: unknown option %s\n", a.c_str());
       return 2;
     }
+  }
+  if (mjcf_rows) {
+    PrintMjcfRows(overrides);
+    return 0;
   }
   if (scaling) {
     if (!csv_path.empty()) {

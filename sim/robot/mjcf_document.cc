@@ -47,16 +47,16 @@ MjcfDocument::MjcfDocument(const std::string& xml, const std::string& source) {
   folder_ = src.has_parent_path() ? fs::absolute(src.parent_path()).string()
                                   : fs::current_path().string();
   file_of_[&doc_] = source;
-  if (doc_.Parse(xml.c_str(), xml.size()) != tinyxml2::XML_SUCCESS) {
-    throw std::invalid_argument(source + ":" +
-                                std::to_string(doc_.ErrorLineNum()) +
-                                ": malformed XML: " + doc_.ErrorStr());
+  doc_.Parse(xml.c_str(), nullptr, TIXML_ENCODING_UTF8);
+  if (doc_.Error()) {
+    throw std::invalid_argument(source + ":" + std::to_string(doc_.ErrorRow()) +
+                                ": malformed XML: " + doc_.ErrorDesc());
   }
   root_ = doc_.RootElement();
-  if (root_ == nullptr || std::string(root_->Name()) != "mujoco") {
+  if (root_ == nullptr || Tag(root_) != "mujoco") {
     throw std::invalid_argument(
-        source + ":" + std::to_string(root_ ? root_->GetLineNum() : 1) +
-        ": the root element is <" + (root_ ? root_->Name() : "") +
+        source + ":" + std::to_string(root_ ? root_->Row() : 1) +
+        ": the root element is <" + (root_ ? Tag(root_) : std::string()) +
         ">, not <mujoco>: not an MJCF file");
   }
   const char* model = root_->Attribute("model");
@@ -76,17 +76,17 @@ MjcfDocument::MjcfDocument(const std::string& xml, const std::string& source) {
   }
 }
 
-const tinyxml2::XMLDocument* MjcfDocument::Load(const std::string& path,
-                                                const Element* at) const {
+const TiXmlDocument* MjcfDocument::Load(const std::string& path,
+                                        const Element* at) const {
   auto it = included_.find(path);
   if (it != included_.end()) return it->second.get();
   const std::string text = ReadFile(path);
   if (text.empty()) Fail(at, "cannot read the included file '" + path + "'");
-  auto doc = std::make_unique<tinyxml2::XMLDocument>();
-  if (doc->Parse(text.c_str(), text.size()) != tinyxml2::XML_SUCCESS) {
-    throw std::invalid_argument(path + ":" +
-                                std::to_string(doc->ErrorLineNum()) +
-                                ": malformed XML: " + doc->ErrorStr() +
+  auto doc = std::make_unique<TiXmlDocument>();
+  doc->Parse(text.c_str(), nullptr, TIXML_ENCODING_UTF8);
+  if (doc->Error()) {
+    throw std::invalid_argument(path + ":" + std::to_string(doc->ErrorRow()) +
+                                ": malformed XML: " + doc->ErrorDesc() +
                                 " (included from " + Where(at) + ")");
   }
   if (doc->RootElement() == nullptr) {
@@ -101,16 +101,16 @@ void MjcfDocument::ExpandInto(const Element* e, const char* tag,
                               int depth) const {
   for (const Element* c = e->FirstChildElement(); c != nullptr;
        c = c->NextSiblingElement()) {
-    if (std::string(c->Name()) == "include") {
+    if (Tag(c) == "include") {
       if (depth >= kMaxIncludeDepth) {
         Fail(c, "<include> nested more than " +
                     std::to_string(kMaxIncludeDepth) + " deep (a cycle?)");
       }
       const char* file = c->Attribute("file");
       if (file == nullptr) Fail(c, "<include> needs a file attribute");
-      const tinyxml2::XMLDocument* doc = Load(Resolve(file, folder_), c);
+      const TiXmlDocument* doc = Load(Resolve(file, folder_), c);
       ExpandInto(doc->RootElement(), tag, out, depth + 1);
-    } else if (tag == nullptr || std::string(c->Name()) == tag) {
+    } else if (tag == nullptr || Tag(c) == tag) {
       out->push_back(c);
     }
   }
@@ -126,7 +126,7 @@ std::vector<const MjcfDocument::Element*> MjcfDocument::Children(
 std::string MjcfDocument::Where(const Element* e) const {
   auto it = file_of_.find(e->GetDocument());
   std::string s = (it != file_of_.end() ? it->second : std::string("?")) + ":" +
-                  std::to_string(e->GetLineNum()) + ": <" + e->Name();
+                  std::to_string(e->Row()) + ": <" + Tag(e);
   const char* name = e->Attribute("name");
   if (name != nullptr) s += " name='" + std::string(name) + "'";
   return s + ">";
@@ -141,7 +141,7 @@ void MjcfDocument::ReadDefaults(const Element* d, const std::string& parent) {
   DefaultClass& cls = classes_[name];
   cls.parent = parent;
   for (const Element* c : Children(d)) {
-    const std::string tag = c->Name();
+    const std::string tag = Tag(c);
     if (tag == "default") {
       const char* child = c->Attribute("class");
       if (child == nullptr) Fail(c, "a nested <default> needs a class");
@@ -232,7 +232,7 @@ const char* MjcfDocument::Find(const Element* e, const char* name,
                                const std::string& cls, const char* tag) const {
   if (const char* a = e->Attribute(name)) return a;
   if (cls.empty()) return nullptr;
-  const std::string t = tag != nullptr ? tag : e->Name();
+  const std::string t = tag != nullptr ? tag : Tag(e);
   for (std::string c = cls; !c.empty();) {
     auto it = classes_.find(c);
     if (it == classes_.end()) break;

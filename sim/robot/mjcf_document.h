@@ -1,11 +1,13 @@
 // An MJCF file (https://mujoco.readthedocs.io/en/stable/XMLreference.html) as
-// the MJCF front end reads it: the XML tree with <include> expanded, the
+// the MJCF front end reads it (TinyXML, which MuJoCo 3 does not bundle:
+// its own tinyxml2 would clash with ours in one process): the XML tree with
+// <include> expanded, the
 // <default> classes, the <compiler> settings, and attribute readers that
 // name the file, line and element in their errors. Used by LoadMjcf
 // (mjcf_loader.h); knows nothing of bodies or robots.
 #pragma once
 
-#include <tinyxml2.h>
+#include <tinyxml.h>
 
 #include <Eigen/Core>
 #include <Eigen/Geometry>
@@ -46,7 +48,9 @@ Eigen::Quaterniond MjcfZAxisToQuaternion(const Eigen::Vector3d& axis);
 
 class MjcfDocument {
  public:
-  using Element = tinyxml2::XMLElement;
+  using Element = TiXmlElement;
+  /// The element's tag.
+  static std::string Tag(const Element* e) { return e->Value(); }
 
   /// Parses `xml`; `source` names it in messages, and relative file names
   /// (<include file>, meshdir) resolve against its folder. Throws
@@ -111,20 +115,18 @@ class MjcfDocument {
     std::string parent;                              // "" for main
     std::map<std::string, const Element*> elements;  // tag -> element
   };
-  const tinyxml2::XMLDocument* Load(const std::string& path,
-                                    const Element* at) const;
+  const TiXmlDocument* Load(const std::string& path, const Element* at) const;
   void ReadDefaults(const Element* d, const std::string& parent);
   void ReadCompiler();
   void ExpandInto(const Element* e, const char* tag,
                   std::vector<const Element*>* out, int depth) const;
 
-  tinyxml2::XMLDocument doc_;
+  TiXmlDocument doc_;
   const Element* root_{nullptr};
   std::string folder_, model_name_;
   // Included files, owned; doc -> file name for messages.
-  mutable std::map<std::string, std::unique_ptr<tinyxml2::XMLDocument>>
-      included_;
-  mutable std::map<const tinyxml2::XMLDocument*, std::string> file_of_;
+  mutable std::map<std::string, std::unique_ptr<TiXmlDocument>> included_;
+  mutable std::map<const TiXmlDocument*, std::string> file_of_;
   std::map<std::string, DefaultClass> classes_;
   MjcfCompiler compiler_;
 };

@@ -138,7 +138,7 @@ class MjcfReader {
 
 bool MjcfReader::HasJoint(const Element* body) const {
   for (const Element* c : doc_.Children(body)) {
-    const std::string t = c->Name();
+    const std::string t = MjcfDocument::Tag(c);
     if (t == "joint" || t == "freejoint") return true;
     if (t == "body" && HasJoint(c)) return true;
   }
@@ -175,7 +175,9 @@ void MjcfReader::ReadAssets() {
   }
 }
 
-void MjcfReader::CountIgnored(const Element* e) { ++ignored_[e->Name()]; }
+void MjcfReader::CountIgnored(const Element* e) {
+  ++ignored_[MjcfDocument::Tag(e)];
+}
 
 MjcfGeom MjcfReader::ReadWorldGeom(const Element* g, const std::string& cls,
                                    const Isometry3d& X_WB, int index) {
@@ -208,7 +210,7 @@ void MjcfReader::ReadStatic(const Element* body, const std::string& cls,
   int index = static_cast<int>(model_.world_geometries.size());
   std::vector<MjcfGeom> geoms;
   for (const Element* c : doc_.Children(body)) {
-    const std::string t = c->Name();
+    const std::string t = MjcfDocument::Tag(c);
     if (t == "geom") {
       geoms.push_back(ReadWorldGeom(c, own, X_WB, index++));
     } else if (t == "body") {
@@ -244,7 +246,7 @@ int MjcfReader::AddJointChain(const Element* body, const std::string& body_name,
     const std::string name = j->Attribute("name")
                                  ? j->Attribute("name")
                                  : body_name + "_joint" + std::to_string(k);
-    const std::string type = std::string(j->Name()) == "freejoint"
+    const std::string type = MjcfDocument::Tag(j) == "freejoint"
                                  ? "free"
                                  : doc_.Text(j, "type", jcls, "hinge");
     if (type == "ball") {
@@ -266,7 +268,7 @@ int MjcfReader::AddJointChain(const Element* body, const std::string& body_name,
     const Motion& m = motions[k];
     const Element* j = m.e;
     const std::string jcls =
-        std::string(j->Name()) == "freejoint" ? "" : doc_.ClassOf(j, cls);
+        MjcfDocument::Tag(j) == "freejoint" ? "" : doc_.ClassOf(j, cls);
     const bool last = k + 1 == motions.size();
     Joint joint;
     joint.name = m.name;
@@ -452,7 +454,7 @@ void MjcfReader::ReadBody(const Element* e, const std::string& inherited,
   }
   std::vector<const Element*> joints, geoms, bodies;
   for (const Element* c : doc_.Children(e)) {
-    const std::string t = c->Name();
+    const std::string t = MjcfDocument::Tag(c);
     if (t == "joint" || t == "freejoint") {
       joints.push_back(c);
     } else if (t == "geom") {
@@ -532,7 +534,7 @@ bool MjcfReader::MovesByHingeOrSlide(const Element* body) const {
   const std::string cls = doc_.ChildClassOf(body, "main");
   bool any = false;
   for (const Element* j : doc_.Children(body)) {
-    const std::string t = j->Name();
+    const std::string t = MjcfDocument::Tag(j);
     if (t == "freejoint") return false;
     if (t != "joint") continue;
     if (doc_.Text(j, "type", doc_.ClassOf(j, cls), "hinge") == "free") {
@@ -588,7 +590,7 @@ MjcfModel MjcfReader::Read() {
   for (const Element* wb : doc_.Children(doc_.root(), "worldbody")) {
     int index = 0;
     for (const Element* c : doc_.Children(wb)) {
-      const std::string t = c->Name();
+      const std::string t = MjcfDocument::Tag(c);
       if (t == "geom") {
         ReadWorldGeom(c, "main", Isometry3d::Identity(), index++);
       } else if (t == "body" && !HasJoint(c)) {

@@ -1,6 +1,6 @@
 // MuJoCo MJCF models (https://mujoco.readthedocs.io/en/stable/
 // XMLreference.html) into RobotDescriptions, read with MuJoCo's compiler
-// semantics by a reader of our own (tinyxml2; no MuJoCo code); the
+// semantics by a reader of our own (TinyXML; no MuJoCo code); the
 // support table is in docs/robots.md, "MJCF support". Units SI; frames as in
 // multibody/multibody_tree.h.
 //
