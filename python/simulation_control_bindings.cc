@@ -181,6 +181,39 @@ void DefineSimulationControl(py::class_<PySimulation>& c) {
       "and count in robot_state's effort. Unknown joints raise ValueError "
       "naming the nearest joints.");
   c.def(
+      "set_controls",
+      [](PySimulation& s, const py::object& robot, const py::object& u) {
+        const int r = s.RobotIndex(robot);
+        const Eigen::VectorXd x = ToVector(u, "u");
+        const auto lock = s.Lock();
+        try {
+          s.stepper->SetControls(r, x);
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
+        }
+      },
+      py::arg("robot"), py::arg("u"),
+      "Sets the controls of the robot's motors (actuator_names order; an "
+      "MJCF file's <motor>s) for every following step until replaced: motor "
+      "k adds gear_k * u_k, u_k clamped to its control and force ranges, to "
+      "its joint. Zero at the start. Raises ValueError for a wrong size or "
+      "non-finite values.");
+  c.def(
+      "controls",
+      [](PySimulation& s, const py::object& robot) {
+        const int r = s.RobotIndex(robot);
+        const auto lock = s.Lock();
+        return ToNumpy(s.stepper->Controls(r));
+      },
+      py::arg("robot"), "The motors' controls last set (zeros at the start).");
+  c.def(
+      "actuator_names",
+      [](PySimulation& s, const py::object& robot) {
+        const int r = s.RobotIndex(robot);
+        return s.stepper->ActuatorNames(r);
+      },
+      py::arg("robot"), "The robot's motors, in control order.");
+  c.def(
       "clear_forces",
       [](PySimulation& s) {
         const auto lock = s.Lock();

@@ -526,6 +526,10 @@ class Simulation:
         self, robot: Union[str, int], torques: Mapping[str, float]
     ) -> None:
         """{joint: tau} [N m or N], held until replaced or cleared."""
+    def set_controls(self, robot: Union[str, int], u: _ArrayLike) -> None:
+        """Motor controls (actuator_names order), held until replaced."""
+    def controls(self, robot: Union[str, int]) -> _FloatArray: ...
+    def actuator_names(self, robot: Union[str, int]) -> List[str]: ...
     def clear_forces(self) -> None: ...
     @property
     def sleeping(self) -> List[str]:

@@ -1,6 +1,7 @@
 #include "sapcontact/sim/robot/mjcf_document.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,13 +13,33 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kMaxIncludeDepth = 16;
+// An included file larger than this is refused (the scene file limit).
+constexpr std::uintmax_t kMaxIncludeBytes = 64u << 20;
 
-std::string ReadFile(const std::string& path) {
+// The text of an included file, or why it cannot be read: only a regular
+// file of at most kMaxIncludeBytes (a FIFO or /dev/zero would be read
+// forever).
+bool ReadIncludedFile(const std::string& path, std::string* text,
+                      std::string* why) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    *why = fs::exists(path, ec) ? "not a regular file" : "no such file";
+    return false;
+  }
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec || size > kMaxIncludeBytes) {
+    *why = ec ? ec.message() : "larger than 64 MiB";
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
+  if (!in) {
+    *why = "cannot open it";
+    return false;
+  }
   std::ostringstream s;
   s << in.rdbuf();
-  return s.str();
+  *text = s.str();
+  return true;
 }
 
 // Whitespace-separated numbers; false on anything else.
@@ -80,8 +101,10 @@ const TiXmlDocument* MjcfDocument::Load(const std::string& path,
                                         const Element* at) const {
   auto it = included_.find(path);
   if (it != included_.end()) return it->second.get();
-  const std::string text = ReadFile(path);
-  if (text.empty()) Fail(at, "cannot read the included file '" + path + "'");
+  std::string text, why;
+  if (!ReadIncludedFile(path, &text, &why)) {
+    Fail(at, "cannot read the included file '" + path + "': " + why);
+  }
   auto doc = std::make_unique<TiXmlDocument>();
   doc->Parse(text.c_str(), nullptr, TIXML_ENCODING_UTF8);
   if (doc->Error()) {

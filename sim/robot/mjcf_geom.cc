@@ -167,11 +167,18 @@ MjcfGeom ReadMjcfGeom(
     centroid = mesh->centroid;
   } else {
     volume = Volume(g.shape);
+    if (!(volume > 0.0) || !std::isfinite(volume)) {
+      doc.Fail(e, "the " + type +
+                      "'s volume is not a positive finite "
+                      "number (its size is out of range)");
+    }
     unit_inertia = MassPropertiesFromMass(g.shape, 1.0).inertia;
   }
   g.mass =
       mass_text != nullptr ? doc.Number(e, "mass", cls, 0.0) : density * volume;
-  if (!(g.mass >= 0.0)) doc.Fail(e, "mass must be >= 0");
+  if (!(g.mass >= 0.0) || !std::isfinite(g.mass)) {
+    doc.Fail(e, "mass must be finite and >= 0");
+  }
   const Eigen::Matrix3d R = X.linear();
   g.com = X * centroid;
   g.inertia = g.mass * R * unit_inertia * R.transpose();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -104,6 +105,7 @@ class MjcfReader {
   MjcfGeom ReadWorldGeom(const Element* g, const std::string& cls,
                          const Isometry3d& X_WB, int index);
   void ScaleToTotalMass();
+  void ReadActuators();
   // Adds body `e` (and its subtree) to robot `d`.
   void ReadBody(const Element* e, const std::string& inherited, int parent_link,
                 const Isometry3d& X_PL_parent, const Isometry3d& X_W_parent,
@@ -190,6 +192,8 @@ MjcfGeom MjcfReader::ReadWorldGeom(const Element* g, const std::string& cls,
   w.pose = ToPose(X_WB * ToIsometry(geom.pose));
   w.friction = geom.friction;
   w.mesh_file = geom.mesh_file;
+  w.contype = geom.contype;
+  w.conaffinity = geom.conaffinity;
   model_.world_geometries.push_back(w);
   return geom;
 }
@@ -505,6 +509,7 @@ void MjcfReader::ReadBody(const Element* e, const std::string& inherited,
       rg.pose_in_link = ToPose(X_LG);
       d->geometries.push_back(rg);
       model_.geometry_friction[robot].push_back(g.friction);
+      model_.geometry_masks[robot].push_back({g.contype, g.conaffinity});
       masks_[robot].push_back({g.contype, g.conaffinity, self});
       ++d->collision_counts.loaded;
       if (g.approximated) ++d->collision_counts.approximated;
@@ -563,6 +568,90 @@ bool MjcfReader::SelfCollides(int robot) const {
   return false;
 }
 
+// <actuator>: motors on hinge and slide joints become RobotActuators of the
+// robot that has the joint; other actuator kinds are warned.
+void MjcfReader::ReadActuators() {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const Element* section : doc_.Children(doc_.root(), "actuator")) {
+    int index = 0;
+    for (const Element* a : doc_.Children(section)) {
+      const std::string tag = MjcfDocument::Tag(a);
+      const std::string cls = doc_.ClassOf(a, "main");
+      if (tag != "motor") {
+        model_.warnings.push_back(doc_.Where(a) + ": <" + tag +
+                                  "> actuators are not applied yet (motors "
+                                  "are)");
+        ++index;
+        continue;
+      }
+      RobotActuator m;
+      m.name = a->Attribute("name") ? a->Attribute("name")
+                                    : "actuator" + std::to_string(index);
+      ++index;
+      const char* joint = a->Attribute("joint");
+      if (joint == nullptr) {
+        model_.warnings.push_back(
+            doc_.Where(a) +
+            ": a motor on a tendon, site or body is not applied (joint "
+            "motors are)");
+        continue;
+      }
+      int robot = -1;
+      for (size_t r = 0; r < model_.robots.size() && robot < 0; ++r) {
+        const int k = model_.robots[r].tree.FindJoint(joint);
+        if (k >= 0) {
+          robot = static_cast<int>(r);
+          m.joint = k;
+        }
+      }
+      if (robot < 0) {
+        bool ball = false;
+        for (const RobotDescription& d : model_.robots) {
+          ball = ball || d.tree.FindJoint(std::string(joint) + "_x") >= 0;
+        }
+        if (ball) {
+          model_.warnings.push_back(doc_.Where(a) +
+                                    ": a motor on the ball joint '" + joint +
+                                    "' is not applied (hinge and slide "
+                                    "motors are)");
+          continue;
+        }
+        doc_.Fail(a, "no hinge or slide joint named '" + std::string(joint) +
+                         "' in a moving body");
+      }
+      const JointType type = model_.robots[robot].tree.joint(m.joint).type;
+      if (type != JointType::kRevolute && type != JointType::kPrismatic) {
+        doc_.Fail(a, "joint '" + std::string(joint) +
+                         "' is not a hinge or slide joint");
+      }
+      const VectorXd gear =
+          doc_.Numbers(a, "gear", cls, VectorXd::Unit(6, 0), 1);
+      m.gear = gear[0];
+      if (!(m.gear != 0.0)) doc_.Fail(a, "gear must not be 0");
+      // ctrllimited / forcelimited: true, false, or auto (a range given).
+      const auto range = [&](const char* limited, const char* name, double* lo,
+                             double* hi) {
+        const int l = doc_.Bool(a, limited, cls, -1);
+        if (l == 0 || (l == -1 && doc_.Find(a, name, cls) == nullptr)) {
+          *lo = -inf;
+          *hi = inf;
+          return;
+        }
+        const VectorXd r = doc_.Numbers(a, name, cls, VectorXd::Zero(2));
+        if (!(r[0] < r[1])) {
+          doc_.Fail(a,
+                    std::string(name) + " needs lower < upper when " + limited);
+        }
+        *lo = r[0];
+        *hi = r[1];
+      };
+      range("ctrllimited", "ctrlrange", &m.ctrl_lower, &m.ctrl_upper);
+      range("forcelimited", "forcerange", &m.force_lower, &m.force_upper);
+      model_.robots[robot].actuators.push_back(m);
+    }
+  }
+}
+
 // compiler settotalmass: every body's mass and inertia times one factor.
 void MjcfReader::ScaleToTotalMass() {
   const double target = doc_.compiler().total_mass;
@@ -571,13 +660,23 @@ void MjcfReader::ScaleToTotalMass() {
   for (const RobotDescription& d : model_.robots) total += d.tree.TotalMass();
   if (!(total > 0.0)) return;
   const double factor = target / total;
+  const Element* compiler = doc_.Children(doc_.root(), "compiler").back();
+  if (!std::isfinite(factor) || !(factor > 0.0)) {
+    doc_.Fail(compiler,
+              "settotalmass scales the masses by a factor that is "
+              "not finite");
+  }
   for (RobotDescription& d : model_.robots) {
     MultibodyTree scaled;
     for (int i = 0; i < d.tree.num_links(); ++i) {
       Link l = d.tree.link(i);
       l.inertia.mass *= factor;
       l.inertia.inertia *= factor;
-      scaled.AddLink(l, d.tree.joint(i));
+      try {
+        scaled.AddLink(l, d.tree.joint(i));
+      } catch (const std::invalid_argument& e) {
+        doc_.Fail(compiler, std::string("settotalmass: ") + e.what());
+      }
     }
     d.tree = std::move(scaled);
   }
@@ -603,6 +702,7 @@ MjcfModel MjcfReader::Read() {
         Unmodelled unmodelled;
         const int robot = static_cast<int>(model_.robots.size());
         model_.geometry_friction.emplace_back();
+        model_.geometry_masks.emplace_back();
         masks_.emplace_back();
         int root = -1;
         if (MovesByHingeOrSlide(c)) {
@@ -629,9 +729,10 @@ MjcfModel MjcfReader::Read() {
     }
   }
   ScaleToTotalMass();
+  ReadActuators();
   // Sections this reader does not apply yet, and elements it ignores.
   for (const char* section :
-       {"actuator", "tendon", "equality", "contact", "sensor", "keyframe"}) {
+       {"tendon", "equality", "contact", "sensor", "keyframe"}) {
     for (const Element* s : doc_.Children(doc_.root(), section)) {
       const int n = static_cast<int>(doc_.Children(s).size());
       if (n > 0) {

@@ -62,6 +62,9 @@ struct MjcfWorldGeometry {
   double friction{1.0};
   /// A mesh geom's file (absolute).
   std::string mesh_file;
+  /// contype and conaffinity bit masks.
+  int contype{1};
+  int conaffinity{1};
 };
 
 struct MjcfModel {
@@ -81,6 +84,8 @@ struct MjcfModel {
   /// Per robot, per RobotGeometry: the geom's sliding friction (friction's
   /// first entry).
   std::vector<std::vector<double>> geometry_friction;
+  /// Per robot, per RobotGeometry: the geom's (contype, conaffinity).
+  std::vector<std::vector<std::pair<int, int>>> geometry_masks;
   /// <option timestep> [s] and <option gravity> [m/s^2] (MuJoCo's
   /// defaults 0.002 s and (0, 0, -9.81)).
   double time_step{0.002};

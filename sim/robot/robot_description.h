@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 #include <Eigen/Geometry>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,21 @@ struct JointCoupling {
   double offset{0.0};
 };
 
+/// A motor on a 1-DOF joint (MJCF <motor>): with control u, the joint gets
+/// the generalized force gear * f, f = u clamped to [ctrl_lower,
+/// ctrl_upper], then to [force_lower, force_upper] [N or N m per unit of
+/// gear]; infinite bounds: none.
+struct RobotActuator {
+  std::string name;
+  /// Joint index in RobotDescription::tree (revolute or prismatic).
+  int joint{-1};
+  double gear{1.0};
+  double ctrl_lower{-std::numeric_limits<double>::infinity()};
+  double ctrl_upper{std::numeric_limits<double>::infinity()};
+  double force_lower{-std::numeric_limits<double>::infinity()};
+  double force_upper{std::numeric_limits<double>::infinity()};
+};
+
 struct RobotDescription {
   /// The URDF's robot name.
   std::string name;
@@ -55,6 +71,9 @@ struct RobotDescription {
   /// in link order, each link's in document order. Display only.
   std::vector<VisualGeometry> visuals;
   std::vector<JointCoupling> couplings;
+  /// Motors, in file order; their controls are set at run time
+  /// (TimeStepper::SetControls), zero until then.
+  std::vector<RobotActuator> actuators;
   /// Generalized positions at load: zeros, with a floating base at the base
   /// pose.
   Eigen::VectorXd initial_positions;

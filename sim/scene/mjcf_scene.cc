@@ -38,8 +38,35 @@ bool IsMjcfSceneFile(const std::string& path) {
   return ext == ".xml" || ext == ".XML";
 }
 
-std::string MjcfSceneYaml(const std::string& path) {
-  const MjcfModel model = LoadMjcf(path);
+std::string MjcfSceneYaml(const std::string& path,
+                          std::vector<std::string>* warnings) {
+  MjcfModel model = LoadMjcf(path);
+  // Static geoms by MuJoCo's contype/conaffinity against the robots' geoms.
+  {
+    std::vector<MjcfWorldGeometry> kept;
+    for (const MjcfWorldGeometry& g : model.world_geometries) {
+      int touching = 0, total = 0;
+      for (const auto& robot : model.geometry_masks) {
+        for (const auto& [contype, conaffinity] : robot) {
+          ++total;
+          if ((g.contype & conaffinity) || (contype & g.conaffinity)) {
+            ++touching;
+          }
+        }
+      }
+      if (total > 0 && touching == 0) continue;
+      if (touching < total) {
+        warnings->push_back(
+            path + ": static geom '" + g.name + "' may touch " +
+            std::to_string(touching) + " of the robots' " +
+            std::to_string(total) +
+            " collision geoms by contype/conaffinity; it touches all of them "
+            "(masks are not applied pair by pair)");
+      }
+      kept.push_back(g);
+    }
+    model.world_geometries = std::move(kept);
+  }
   const std::string file = std::filesystem::absolute(path).string();
   // Materials: one per distinct friction (in order of appearance).
   std::map<double, std::string> materials;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace sapcontact {
 
@@ -18,8 +19,13 @@ bool IsMjcfSceneFile(const std::string& path);
 /// `mjcf_body:` its name); a material per distinct geom friction
 /// ("mjcf_friction_<i>", otherwise the default material), a robot's most
 /// common friction its `material` and the others its
-/// `geometry_materials`. Throws std::invalid_argument (MjcfError) when the
-/// file cannot be loaded.
-std::string MjcfSceneYaml(const std::string& path);
+/// `geometry_materials`. A static geom whose contype/conaffinity let it
+/// touch none of the robots' geoms is left out (MuJoCo never lets them
+/// touch: the Gym cartpole's rail); one that may touch some of them but
+/// not others is kept and named in `warnings` (the masks are not applied
+/// pair by pair). Throws std::invalid_argument (MjcfError) when the file
+/// cannot be loaded.
+std::string MjcfSceneYaml(const std::string& path,
+                          std::vector<std::string>* warnings);
 
 }  // namespace sapcontact

@@ -507,10 +507,11 @@ Scene LoadScene(const std::string& path,
                 const std::vector<std::string>& overrides) {
   YamlReader reader(path);
   std::string text = ReadSceneFile(path, reader);
+  std::vector<std::string> mjcf_warnings;
   if (IsMjcfSceneFile(path)) {
     // An MJCF file runs as the scene it describes (mjcf_scene.h).
     try {
-      text = MjcfSceneYaml(path);
+      text = MjcfSceneYaml(path, &mjcf_warnings);
     } catch (const std::invalid_argument& e) {
       throw SceneError(path, 0, 0, "", e.what());
     }
@@ -521,7 +522,10 @@ Scene LoadScene(const std::string& path,
   } catch (const YAML::Exception& e) {
     Malformed(path, e);
   }
-  return ParseWithOverrides(root, &reader, overrides);
+  Scene scene = ParseWithOverrides(root, &reader, overrides);
+  scene.warnings.insert(scene.warnings.begin(), mjcf_warnings.begin(),
+                        mjcf_warnings.end());
+  return scene;
 }
 
 Scene LoadSceneFromString(const std::string& yaml, const std::string& name,

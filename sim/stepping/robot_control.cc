@@ -242,6 +242,43 @@ void TimeStepper::SetJointTorques(int r,
   for (const auto& [joint, value] : tau) SetJointTorque(r, joint, value);
 }
 
+void TimeStepper::SetControls(int r, const Eigen::VectorXd& u) {
+  const int nr = static_cast<int>(scene_.robots.size());
+  if (r < 0 || r >= nr) {
+    throw std::invalid_argument("TimeStepper::SetControls: no robot " +
+                                std::to_string(r) + " (the scene has " +
+                                std::to_string(nr) + ")");
+  }
+  const RobotSpec& spec = scene_.robots[r];
+  const size_t n = spec.description.actuators.size();
+  if (static_cast<size_t>(u.size()) != n) {
+    throw std::invalid_argument("TimeStepper::SetControls: robot '" +
+                                spec.name + "' has " + std::to_string(n) +
+                                " motor" + (n == 1 ? "" : "s") + ", not " +
+                                std::to_string(u.size()));
+  }
+  for (size_t k = 0; k < n; ++k) {
+    if (!std::isfinite(u[k])) {
+      throw std::invalid_argument(
+          "TimeStepper::SetControls: robot '" + spec.name + "' motor '" +
+          spec.description.actuators[k].name + "': control must be finite");
+    }
+  }
+  inputs_.controls[r] = u;
+}
+
+const Eigen::VectorXd& TimeStepper::Controls(int r) const {
+  return inputs_.controls.at(r);
+}
+
+std::vector<std::string> TimeStepper::ActuatorNames(int r) const {
+  std::vector<std::string> names;
+  for (const RobotActuator& a : scene_.robots.at(r).description.actuators) {
+    names.push_back(a.name);
+  }
+  return names;
+}
+
 void TimeStepper::ResolveTarget(const std::string& name, const char* who,
                                 int* body, int* robot, int* link) const {
   *body = *robot = *link = -1;

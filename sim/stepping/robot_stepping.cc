@@ -38,6 +38,7 @@ void TimeStepper::SetUpRobots() {
   layout_.actuation_of_robot.assign(nr, -1);
   layout_.joints_of_robot.assign(nr, {});
   inputs_.joint_torque.resize(nr);
+  inputs_.controls.resize(nr);
   inputs_.link_wrenches.assign(nr, {});
   inputs_.actuation_override.resize(nr);
   limits_.over_velocity_since.assign(nr, {});
@@ -66,6 +67,8 @@ void TimeStepper::SetUpRobots() {
     step_.robot_previous_v[r] = st.v;
     last_.robot_efforts[r] = Eigen::VectorXd::Zero(spec.actuation.size());
     inputs_.joint_torque[r] = Eigen::VectorXd::Zero(tree.num_velocities());
+    inputs_.controls[r] =
+        Eigen::VectorXd::Zero(spec.description.actuators.size());
     inputs_.actuation_override[r].assign(spec.actuation.size(), {});
     for (int j = 0; j < tree.num_links(); ++j) {
       const JointType type = tree.joint(j).type;
@@ -178,6 +181,14 @@ void TimeStepper::AddRobotProblem(int r) {
   if (inputs_.applied_tau[r].size() == n)
     scratch_.tau += inputs_.applied_tau[r];
   scratch_.tau += inputs_.joint_torque[r];
+  // Motors: gear * u, u clamped to the control range, then the force range.
+  for (size_t k = 0; k < spec.description.actuators.size(); ++k) {
+    const RobotActuator& a = spec.description.actuators[k];
+    const double u =
+        std::clamp(inputs_.controls[r][k], a.ctrl_lower, a.ctrl_upper);
+    scratch_.tau[mb.velocity_start(a.joint)] +=
+        a.gear * std::clamp(u, a.force_lower, a.force_upper);
+  }
   // ApplyWrench on links: J' (f, tau) at the point (scratch_.frame_J is kept:
   // no allocation per step).
   for (const LinkWrench& w : inputs_.link_wrenches[r]) {

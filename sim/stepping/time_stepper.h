@@ -331,6 +331,19 @@ class TimeStepper {
   /// SetJointTorque for each entry; checks every name before setting any.
   void SetJointTorques(int r, const std::map<std::string, double>& torques);
 
+  /// The controls of robot r's motors (RobotDescription::actuators, e.g.
+  /// an MJCF file's <motor>s, in their order), held from the next step on
+  /// until replaced: motor k adds gear_k * f_k to its joint's generalized
+  /// force, f_k = u_k clamped to its control range, then to its force
+  /// range. Zero at the start. @throws std::invalid_argument on a bad
+  /// robot index, a size other than the robot's motor count, or a
+  /// non-finite entry.
+  void SetControls(int r, const Eigen::VectorXd& u);
+  /// The controls last set (zeros at the start).
+  const Eigen::VectorXd& Controls(int r) const;
+  /// The names of robot r's motors, in control order.
+  std::vector<std::string> ActuatorNames(int r) const;
+
   /// A wrench on `target`, a body name or "<robot>/<link>", held for every
   /// following step until replaced (the same target again) or
   /// ClearAppliedForces(). `point` [m] is in the target's frame: from the
@@ -635,6 +648,8 @@ class TimeStepper {
     std::vector<WrenchFrame> applied_frame;
     std::vector<Eigen::VectorXd> applied_tau;
     std::vector<Eigen::VectorXd> joint_torque;
+    /// Per robot, per RobotDescription::actuators entry (SetControls).
+    std::vector<Eigen::VectorXd> controls;
     std::vector<std::vector<LinkWrench>> link_wrenches;
     std::vector<std::vector<ActuationOverride>> actuation_override;
   };

@@ -18,11 +18,17 @@ def test_inverted_double_pendulum_runs_with_its_time_step_and_warnings():
     sim = sapcontact.Simulation(GYM / "inverted_double_pendulum.xml")
     assert sim.time_step == pytest.approx(0.01)
     assert sim.robot_names == ["cart"]
-    # Its <actuator> is not applied yet, and says so.
-    assert any("<actuator> ignored" in w for w in sim.warnings)
+    # Its one motor drives the cart's slider: gear 500, control in [-1, 1].
+    assert sim.actuator_names("cart") == ["slide"]
+    with pytest.raises(ValueError, match="has 1 motor, not 2"):
+        sim.set_controls("cart", [0.0, 0.0])
+    sim.set_controls("cart", [3.0])
+    assert sim.controls("cart").tolist() == [3.0]
     for _ in range(50):
         sim.step()
     assert sim.time == pytest.approx(0.5)
+    # Pushed along +x by 500 N (the control clamped to 1).
+    assert sim.robot_state("cart")["q"][0] > 0.1
     # The cart slides on its rail (a prismatic joint from the welded world
     # link), the two poles hinge: M is 3 x 3, symmetric positive definite.
     m = sim.mass_matrix("cart")

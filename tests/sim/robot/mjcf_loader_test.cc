@@ -226,7 +226,7 @@ TEST(MjcfLoader, WarningsForWhatIsNotModelled) {
       <site name="s"/>
     </body>
   </worldbody>
-  <actuator><motor joint="j1"/></actuator>
+  <actuator><motor joint="j1"/><position joint="j2" kp="10"/></actuator>
 </mujoco>)",
                                 "warn.xml");
   const RobotDescription& r = m.robots.at(0);
@@ -241,7 +241,13 @@ TEST(MjcfLoader, WarningsForWhatIsNotModelled) {
   EXPECT_NEAR(j2.spring_reference, M_PI / 2, 1e-15);
   EXPECT_EQ(r.collision_counts.approximated, 1);
   EXPECT_TRUE(AnyLineContains(m.warnings, "integrator 'RK4'"));
-  EXPECT_TRUE(AnyLineContains(m.warnings, "1 element of <actuator> ignored"));
+  EXPECT_TRUE(AnyLineContains(
+      m.warnings, "<position> actuators are not applied yet (motors are)"));
+  // A motor on j1 is read (defaults: gear 1, no ranges).
+  ASSERT_EQ(r.actuators.size(), 1u);
+  EXPECT_EQ(r.actuators[0].joint, r.tree.FindJoint("j1"));
+  EXPECT_EQ(r.actuators[0].gear, 1.0);
+  EXPECT_TRUE(std::isinf(r.actuators[0].ctrl_upper));
   EXPECT_TRUE(AnyLineContains(m.warnings, "ignored 1 <light>, 1 <site>"));
   // The ellipsoid's mass properties are its own: m = rho 4/3 pi abc.
   EXPECT_NEAR(r.tree.link(r.tree.FindLink("b")).inertia.mass,
@@ -276,7 +282,31 @@ TEST(MjcfLoader, ErrorsNameFileLineAndElement) {
   EXPECT_EQ(MjcfErrorOf("<mujoco><worldbody><include file='missing.xml'/>"
                         "</worldbody></mujoco>"),
             "model.xml:1: <include>: cannot read the included file '" +
-                (fs::current_path() / "missing.xml").string() + "'");
+                (fs::current_path() / "missing.xml").string() +
+                "': no such file");
+  EXPECT_EQ(MjcfErrorOf("<mujoco><worldbody><body><joint name='j'/><geom "
+                        "size='1'/></body></worldbody>\n<actuator><motor "
+                        "joint='k'/></actuator></mujoco>"),
+            "model.xml:2: <motor>: no hinge or slide joint named 'k' in a "
+            "moving body");
+  EXPECT_EQ(MjcfErrorOf("<mujoco><worldbody><body><joint name='j'/><geom "
+                        "size='1'/></body></worldbody>\n<actuator><motor "
+                        "joint='j' ctrlrange='1 -1'/></actuator></mujoco>"),
+            "model.xml:2: <motor>: ctrlrange needs lower < upper when "
+            "ctrllimited");
+  EXPECT_EQ(MjcfErrorOf("<mujoco><worldbody>\n<include "
+                        "file='/dev/zero'/></worldbody></mujoco>"),
+            "model.xml:2: <include>: cannot read the included file "
+            "'/dev/zero': not a regular file");
+  EXPECT_EQ(MjcfErrorOf("<mujoco><worldbody><body><joint/>\n<geom "
+                        "size='1e-110'/></body></worldbody></mujoco>"),
+            "model.xml:2: <geom>: the sphere's volume is not a positive "
+            "finite number (its size is out of range)");
+  EXPECT_EQ(MjcfErrorOf("<mujoco>\n<compiler settotalmass='1e308'/>"
+                        "<worldbody><body><joint/><geom size='1' "
+                        "mass='1e-300'/></body></worldbody></mujoco>"),
+            "model.xml:2: <compiler>: settotalmass scales the masses by a "
+            "factor that is not finite");
   EXPECT_EQ(MjcfErrorOf("<mujoco>\n<worldbody>\n<body"),
             "model.xml:3: malformed XML: Failed to read Element name");
 }

@@ -159,6 +159,48 @@ TEST(MjcfScenes, AHingeLeavesItsCompliantLimitAtTheCriticallyDampedPeak) {
   EXPECT_NEAR(v_exit / expected, 1.0, 0.03);
 }
 
+TEST(MjcfScenes, MotorsTurnTheirJointsByGearTimesTheClampedControl) {
+  const fs::path dir = fs::temp_directory_path() /
+                       ("sapcontact_mjcf_motor_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "motor.xml").string();
+  // Two 1 kg balls on 1 m rods about y (I = 1 kg m^2 each, plus a tiny
+  // sphere's own 4e-7), no gravity: a motor with gear 2 and control range
+  // [-1, 1], one with gear 3 and force range [-0.5, 0.5].
+  std::ofstream(path) << R"(<mujoco>
+  <option timestep="0.001" gravity="0 0 0"/>
+  <default><motor ctrlrange="-1 1"/></default>
+  <worldbody>
+    <body name="a"><joint name="ja" axis="0 1 0"/>
+      <geom type="sphere" size="0.001" mass="1" pos="1 0 0"/></body>
+    <body name="b" pos="0 5 0"><joint name="jb" axis="0 1 0"/>
+      <geom type="sphere" size="0.001" mass="1" pos="1 0 0"/></body>
+  </worldbody>
+  <actuator>
+    <motor name="ma" joint="ja" gear="2"/>
+    <motor name="mb" joint="jb" gear="3" ctrllimited="false"
+           forcerange="-0.5 0.5"/>
+  </actuator>
+</mujoco>)";
+  const Scene scene = LoadScene(path, {"duration=0.1"});
+  TimeStepper stepper(scene);
+  EXPECT_EQ(stepper.ActuatorNames(0), std::vector<std::string>{"ma"});
+  EXPECT_EQ(stepper.ActuatorNames(1), std::vector<std::string>{"mb"});
+  EXPECT_THROW(stepper.SetControls(0, Eigen::VectorXd::Zero(2)),
+               std::invalid_argument);
+  EXPECT_THROW(stepper.SetControls(0, Eigen::VectorXd::Constant(1, NAN)),
+               std::invalid_argument);
+  stepper.SetControls(0, Eigen::VectorXd::Constant(1, 5.0));  // -> 1
+  stepper.SetControls(1, Eigen::VectorXd::Constant(1, 5.0));  // -> 0.5
+  EXPECT_EQ(stepper.Controls(0)[0], 5.0);
+  const int n = 100;
+  for (int k = 0; k < n; ++k) stepper.Step();
+  const double I = 1.0 + 0.4 * 1e-6;
+  // Constant torque on a constant inertia: v = n dt tau / I exactly.
+  EXPECT_NEAR(stepper.robot_states()[0].v[0], n * 1e-3 * 2.0 * 1.0 / I, 1e-12);
+  EXPECT_NEAR(stepper.robot_states()[1].v[0], n * 1e-3 * 3.0 * 0.5 / I, 1e-12);
+}
+
 TEST(MjcfScenes, RobotsOfAYamlSceneAndTheirErrors) {
   const std::string reacher = GymModel("reacher");
   const std::string hopper = GymModel("hopper");
@@ -221,6 +263,44 @@ TEST(MjcfScenes, RobotsOfAYamlSceneAndTheirErrors) {
     EXPECT_NE(std::string(e.what()).find("walker2d.xml:23:"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(MjcfScenes, EveryGymModelRunsOrIsRefusedNamingItsLine) {
+  // dart-doc's data/mjcf/openai, each for 0.3 s (the Fetch robot under
+  // robotics/ is not among them).
+  for (const char* name :
+       {"ant", "half_cheetah", "hopper", "humanoid", "humanoidstandup",
+        "inverted_double_pendulum", "inverted_pendulum", "point", "pusher",
+        "reacher", "striker", "swimmer", "thrower", "walker2d"}) {
+    SCOPED_TRACE(name);
+    Scene scene;
+    try {
+      scene = LoadScene(GymModel(name), {"duration=0.3"});
+    } catch (const SceneError& e) {
+      // walker2d writes pos="0.2/2 0 0.1", which MuJoCo refuses too.
+      EXPECT_EQ(std::string(name), "walker2d") << e.what();
+      EXPECT_NE(std::string(e.what()).find("walker2d.xml:23: <body "
+                                           "name='foot'>"),
+                std::string::npos);
+      continue;
+    }
+    const SimulationSummary s = Simulate(scene);
+    EXPECT_EQ(s.failed_steps, 0) << s.first_failure;
+    EXPECT_GT(s.steps, 0);
+  }
+}
+
+TEST(MjcfScenes, StaticGeomsMujocoWouldNotLetTouchAreLeftOut) {
+  // The cartpole's rail and floor (contype 0, conaffinity 1) can touch none
+  // of its geoms (contype 0 too): the cart slides through the rail.
+  const Scene s = LoadScene(GymModel("inverted_double_pendulum"));
+  EXPECT_TRUE(s.bodies.empty());
+  TimeStepper stepper(s);
+  stepper.SetControls(0, Eigen::VectorXd::Constant(1, 1.0));
+  for (int k = 0; k < 10; ++k) stepper.Step();
+  EXPECT_EQ(stepper.last_contacts().size(), 0u);
+  // 500 N on the cart (gear 500): it moves 1 dt^2 n (n + 1) / 2 a along x.
+  EXPECT_GT(stepper.robot_states()[0].q[0], 0.01);
 }
 
 TEST(MjcfScenes, TheFilesFrictionsBecomeMaterials) {
