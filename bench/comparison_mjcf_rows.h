@@ -58,15 +58,21 @@ inline double SapcontactRootHeight(const TimeStepper& stepper,
   return X.at(tree.FindLink(body)).translation().z();
 }
 
+// The file as sapsim run loads it, for the row's duration.
+inline Scene MjcfRowScene(const std::string& file, const MjcfFileRow& row,
+                          const std::vector<std::string>& sets) {
+  std::vector<std::string> overrides = sets;
+  overrides.push_back("duration=" + std::to_string(row.duration));
+  return LoadScene(file, overrides);
+}
+
 // sapcontact's library path: a TimeStepper::Step loop on the file's scene.
 inline EngineRun RunSapcontactMjcfOnce(const std::string& file,
                                        const MjcfFileRow& row,
                                        const std::vector<std::string>& sets) {
   EngineRun r;
   try {
-    std::vector<std::string> overrides = sets;
-    overrides.push_back("duration=" + std::to_string(row.duration));
-    const Scene scene = LoadScene(file, overrides);
+    const Scene scene = MjcfRowScene(file, row, sets);
     TimeStepper stepper(scene);
     r.steps = static_cast<int>(std::lround(row.duration / scene.time_step));
     StepSapcontact(&stepper, &r);
@@ -84,10 +90,7 @@ inline EngineRun RunSimulationMjcfOnce(const std::string& file,
                                        const std::vector<std::string>& sets) {
   EngineRun r;
   try {
-    std::vector<std::string> overrides = sets;
-    overrides.push_back("duration=" + std::to_string(row.duration));
-    const Scene scene = LoadScene(file, overrides);
-    RunSimulationTimed(scene, &r);
+    RunSimulationTimed(MjcfRowScene(file, row, sets), &r);
     r.ok = true;
   } catch (const std::exception& e) {
     r.error = e.what();

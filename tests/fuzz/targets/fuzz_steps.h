@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sapcontact/geometry/shapes.h"
+#include "sapcontact/sim/scene/material.h"
 #include "sapcontact/sim/scene/scene.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
 #include "tests/fuzz/targets/fuzz_target.h"
@@ -19,6 +21,21 @@ namespace fuzz {
 /// reported failure); nothing else may come out. Scenes of more than 256
 /// bodies or 8 robots are not stepped (time), those of more than 64 bodies
 /// or 2 robots one step only.
+// A 10 ms scene at dt 1 ms with the default material and a fixed ground
+// plane named "ground", for robot targets to add their robot to.
+inline Scene SceneWithGround() {
+  Scene scene;
+  scene.time_step = 1e-3;
+  scene.duration = 0.01;
+  scene.materials.push_back(Material{});
+  Body ground;
+  ground.name = "ground";
+  ground.fixed = true;
+  ground.shape = MakePlane();
+  scene.bodies.push_back(ground);
+  return scene;
+}
+
 inline void StepFew(const Scene& scene, int steps) {
   if (scene.bodies.size() > 256 || scene.robots.size() > 8) return;
   std::unique_ptr<TimeStepper> owner;

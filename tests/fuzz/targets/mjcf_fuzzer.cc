@@ -114,15 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   int links = 0;
   for (const RobotDescription& d : model.robots) links += d.tree.num_links();
   if (links <= 64) {
-    Scene scene;
-    scene.time_step = 1e-3;
-    scene.duration = 0.01;
-    scene.materials.push_back(Material{});
-    Body ground;
-    ground.name = "ground";
-    ground.fixed = true;
-    ground.shape = MakePlane();
-    scene.bodies.push_back(ground);
+    Scene scene = fuzz::SceneWithGround();
     for (std::size_t i = 0; i < model.robots.size(); ++i) {
       // What a scene's robots: [{mjcf: fuzz.xml, mjcf_body: ...}] item
       // makes of the robot (scene_parse_robots.cc), 0.5 m up.

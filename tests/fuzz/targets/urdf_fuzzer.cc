@@ -37,15 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     return 0;
   }
   if (robot.description.tree.num_links() > 64) return 0;
-  Scene scene;
-  scene.time_step = 1e-3;
-  scene.duration = 0.01;
-  scene.materials.push_back(Material{});
-  Body ground;
-  ground.name = "ground";
-  ground.fixed = true;
-  ground.shape = MakePlane();
-  scene.bodies.push_back(ground);
+  Scene scene = fuzz::SceneWithGround();
   robot.name = "robot";
   robot.urdf = robot.urdf_path = "fuzz.urdf";
   robot.base_pose = options.base_pose;
