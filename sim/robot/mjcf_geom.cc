@@ -119,8 +119,15 @@ MjcfGeom ReadMjcfGeom(
       doc.Fail(e, std::string("mesh '") + mesh_name + "': " + ex.what());
     }
     g.shape = MakeMesh(mesh);
+    // A mesh that is not convex collides as its hull (HullApproximation).
+    const std::string hull = HullApproximation(*mesh);
+    if (!hull.empty()) {
+      g.approximated = true;
+      warnings->push_back(doc.Where(e) + ": " + hull);
+    }
   } else {
     g.collides = false;
+    g.supported = false;
     warnings->push_back(doc.Where(e) + ": geom type '" + type +
                         "' is not supported: it takes no part in contact or "
                         "mass");

@@ -21,7 +21,10 @@ struct MjcfGeom {
   /// we cannot collide, warned).
   Shape shape;
   bool collides{true};
-  /// An ellipsoid collides as the sphere of its largest radius (warned).
+  /// false: a type we do not read (warned): no shape, no mass, not drawn.
+  bool supported{true};
+  /// An ellipsoid collides as the sphere of its largest radius, a mesh
+  /// that is not convex as its hull (both warned).
   bool approximated{false};
   /// Pose of the shape frame in the body frame (global coordinates
   /// already resolved by the caller's X_WB).

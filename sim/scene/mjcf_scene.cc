@@ -2,26 +2,23 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cctype>
 #include <filesystem>
 #include <map>
 #include <set>
 #include <vector>
 
 #include "sapcontact/sim/robot/mjcf_loader.h"
+#include "sapcontact/sim/scene/scene_parser.h"
 
 namespace sapcontact {
 namespace {
 
 // A scene name from an MJCF name: characters a scene name cannot hold
-// ('.', '=', ',', '"', whitespace) become '_'.
+// (scene_internal::ForbiddenNameCharacter) become '_'.
 std::string SceneName(const std::string& s) {
   std::string out = s;
   for (char& c : out) {
-    if (c == '.' || c == '=' || c == ',' || c == '"' ||
-        std::isspace(static_cast<unsigned char>(c))) {
-      c = '_';
-    }
+    if (scene_internal::ForbiddenNameCharacter(c)) c = '_';
   }
   return out.empty() ? std::string("_") : out;
 }

@@ -65,12 +65,14 @@ bool PrintableUtf8(const std::string& s) {
 
 namespace scene_internal {
 
+bool ForbiddenNameCharacter(char c) {
+  return c == '.' || c == '=' || c == ',' || c == '"' ||
+         std::isspace(static_cast<unsigned char>(c));
+}
+
 bool ValidName(const std::string& name) {
   for (char c : name) {
-    if (c == '.' || c == '=' || c == ',' || c == '"' ||
-        std::isspace(static_cast<unsigned char>(c))) {
-      return false;
-    }
+    if (ForbiddenNameCharacter(c)) return false;
   }
   return !name.empty() && PrintableUtf8(name);
 }

@@ -257,11 +257,7 @@ std::shared_ptr<const MeshShape> SceneParser::ParseMesh(
       }
     }
   }
-  const fs::path p(file);
-  const std::string path =
-      p.is_absolute()
-          ? file
-          : (fs::path(r_.file()).parent_path() / p).lexically_normal().string();
+  const std::string path = ResolveFile(file);
   std::ostringstream key;
   key.precision(17);
   key << path << '\n' << scale.transpose() << '\n' << centre;

@@ -306,12 +306,7 @@ void SceneParser::ParsePackagePaths(const YAML::Node& n,
     const std::string package = item.first.Scalar();
     const std::string f = field + "." + package;
     const std::string dir = r_.String(item.second, f);
-    const fs::path p(dir);
-    const std::string resolved = p.is_absolute()
-                                     ? dir
-                                     : (fs::path(r_.file()).parent_path() / p)
-                                           .lexically_normal()
-                                           .string();
+    const std::string resolved = ResolveFile(dir);
     std::error_code ec;
     if (!fs::is_directory(resolved, ec)) {
       r_.Fail(item.second, f,
@@ -387,11 +382,7 @@ void SceneParser::ParseSrdf(const YAML::Node& n, const std::string& field,
                             RobotSpec* r) {
   namespace fs = std::filesystem;
   r->srdf = r_.String(n, field);
-  const fs::path p(r->srdf);
-  r->srdf_path =
-      p.is_absolute()
-          ? r->srdf
-          : (fs::path(r_.file()).parent_path() / p).lexically_normal().string();
+  r->srdf_path = ResolveFile(r->srdf);
   std::vector<SrdfDisabledPair> pairs;
   try {
     pairs = LoadSrdfDisabledCollisions(r->srdf_path);

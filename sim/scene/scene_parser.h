@@ -25,6 +25,9 @@ namespace scene_internal {
 /// paths and in output files (CSV, JSON), so no spaces, '.', '=', ',', '"'
 /// or control characters, and valid UTF-8.
 bool ValidName(const std::string& name);
+/// The ASCII characters a name may not hold: '.', '=', ',', '"' and
+/// whitespace.
+bool ForbiddenNameCharacter(char c);
 
 /// Why positions are limited (range messages).
 inline constexpr const char* kPositionWhy =
@@ -97,8 +100,9 @@ class SceneParser {
 
   void ParseBase(const YAML::Node& n, const std::string& field, RobotSpec* r);
 
-  // A file named in the scene, resolved against the scene file's folder,
-  // and the check that it is a readable file.
+  // A file or folder named in the scene, resolved against the scene file's
+  // folder (absolute names as they are), and the check that a file is a
+  // readable file.
   std::string ResolveFile(const std::string& name) const;
   void CheckFile(const YAML::Node& node, const std::string& field,
                  const std::string& written, const std::string& resolved,

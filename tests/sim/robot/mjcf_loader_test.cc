@@ -311,6 +311,34 @@ TEST(MjcfLoader, ErrorsNameFileLineAndElement) {
             "model.xml:3: malformed XML: Failed to read Element name");
 }
 
+TEST(MjcfLoader, MeshGeomsCollideAsHullsWithAWarningAndAreDrawn) {
+  // The KR5's bicep of Debian's dart-doc (binary STL, not convex), through
+  // meshdir, scaled; it carries the body's mass by an <inertial>.
+  const MjcfModel m = ParseMjcf(R"(<mujoco>
+  <compiler meshdir="/usr/share/doc/dart/data/urdf/KR5/meshes"/>
+  <asset><mesh file="bicep.STL" scale="2 2 2"/></asset>
+  <worldbody>
+    <body name="arm"><joint/>
+      <inertial mass="1" diaginertia="0.1 0.1 0.1"/>
+      <geom type="mesh" mesh="bicep" rgba="1 0 0 1"/>
+    </body>
+  </worldbody>
+</mujoco>)",
+                                "mesh.xml");
+  const RobotDescription& r = m.robots.at(0);
+  ASSERT_EQ(r.geometries.size(), 1u);
+  EXPECT_EQ(r.geometries[0].shape.type, ShapeType::kMesh);
+  EXPECT_EQ(r.geometries[0].shape.mesh->scale, Vector3d(2, 2, 2));
+  EXPECT_EQ(r.collision_counts.approximated, 1);
+  EXPECT_TRUE(AnyLineContains(r.warnings, "mesh.xml:7: <geom>: mesh "));
+  EXPECT_TRUE(AnyLineContains(r.warnings, "it collides as its convex hull"));
+  // Drawn as the file's triangles, scaled.
+  ASSERT_EQ(r.visuals.size(), 1u);
+  ASSERT_NE(r.visuals[0].mesh, nullptr);
+  EXPECT_GT(r.visuals[0].mesh->triangles.size(), 0u);
+  EXPECT_EQ(r.visuals[0].rgba, Eigen::Vector4d(1, 0, 0, 1));
+}
+
 TEST(MjcfLoader, GymWalkerWithAnExpressionIsAClearError) {
   // dart-doc's walker2d writes pos="0.2/2 0 0.1", which MuJoCo refuses too.
   const std::string src =
