@@ -100,9 +100,11 @@ Eigen::VectorXd TimeStepper::JointEfforts(int r) const {
   const MultibodyTree& tree = spec.description.tree;
   const std::vector<int>& joints = layout_.joints_of_robot[r];
   Eigen::VectorXd effort = Eigen::VectorXd::Zero(joints.size());
+  Eigen::VectorXd motors = Eigen::VectorXd::Zero(tree.num_velocities());
+  AddMotorForces(r, &motors);
   for (size_t i = 0; i < joints.size(); ++i) {
     const int dof = tree.velocity_start(joints[i]);
-    effort(i) = inputs_.joint_torque[r](dof);
+    effort(i) = inputs_.joint_torque[r](dof) + motors(dof);
     if (inputs_.applied_tau[r].size() == tree.num_velocities()) {
       effort(i) += inputs_.applied_tau[r](dof);
     }

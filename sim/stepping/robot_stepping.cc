@@ -141,6 +141,17 @@ Eigen::VectorXd TimeStepper::RobotVelocityForces(int r,
   return k;
 }
 
+void TimeStepper::AddMotorForces(int r, Eigen::VectorXd* tau) const {
+  const RobotDescription& d = scene_.robots[r].description;
+  for (size_t k = 0; k < d.actuators.size(); ++k) {
+    const RobotActuator& a = d.actuators[k];
+    const double u =
+        std::clamp(inputs_.controls[r][k], a.ctrl_lower, a.ctrl_upper);
+    (*tau)[d.tree.velocity_start(a.joint)] +=
+        a.gear * std::clamp(u, a.force_lower, a.force_upper);
+  }
+}
+
 void TimeStepper::AddRobotProblem(int r) {
   const RobotSpec& spec = scene_.robots[r];
   const MultibodyTree& mb = spec.description.tree;
@@ -181,14 +192,7 @@ void TimeStepper::AddRobotProblem(int r) {
   if (inputs_.applied_tau[r].size() == n)
     scratch_.tau += inputs_.applied_tau[r];
   scratch_.tau += inputs_.joint_torque[r];
-  // Motors: gear * u, u clamped to the control range, then the force range.
-  for (size_t k = 0; k < spec.description.actuators.size(); ++k) {
-    const RobotActuator& a = spec.description.actuators[k];
-    const double u =
-        std::clamp(inputs_.controls[r][k], a.ctrl_lower, a.ctrl_upper);
-    scratch_.tau[mb.velocity_start(a.joint)] +=
-        a.gear * std::clamp(u, a.force_lower, a.force_upper);
-  }
+  AddMotorForces(r, &scratch_.tau);
   // ApplyWrench on links: J' (f, tau) at the point (scratch_.frame_J is kept:
   // no allocation per step).
   for (const LinkWrench& w : inputs_.link_wrenches[r]) {
@@ -420,6 +424,8 @@ void TimeStepper::CheckJointLimits(int r) {
   const MultibodyTree& tree = spec.description.tree;
   const RobotState& st = step_.robot_state[r];
   const std::vector<int>& joints = layout_.joints_of_robot[r];
+  scratch_.motor.setZero(tree.num_velocities());
+  AddMotorForces(r, &scratch_.motor);
   for (size_t i = 0; i < joints.size(); ++i) {
     const Joint& joint = tree.joint(joints[i]);
     const int dof = tree.velocity_start(joints[i]);
@@ -444,7 +450,7 @@ void TimeStepper::CheckJointLimits(int r) {
     } else {
       limits_.over_velocity_since[r][i] = -1;
     }
-    double explicit_effort = inputs_.joint_torque[r](dof);
+    double explicit_effort = inputs_.joint_torque[r](dof) + scratch_.motor(dof);
     if (inputs_.applied_tau[r].size() == tree.num_velocities()) {
       explicit_effort += inputs_.applied_tau[r](dof);
     }

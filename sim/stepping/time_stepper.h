@@ -258,8 +258,9 @@ class TimeStepper {
   Eigen::VectorXd JointVelocities(int r) const;
   /// Per joint of JointNames(r): the effort [N m or N] the joint received
   /// during the last step: its PD actuation effort (ActuationEfforts) plus
-  /// the generalized force applied to it by SetJointTorque and
-  /// SetAppliedGeneralizedForces; 0 for a joint without either. Wrenches
+  /// the generalized force applied to it by SetJointTorque,
+  /// SetAppliedGeneralizedForces and its motors (SetControls); 0 for a
+  /// joint without any. Wrenches
   /// on links (ApplyWrench) and contacts are not included.
   Eigen::VectorXd JointEfforts(int r) const;
 
@@ -536,6 +537,9 @@ class TimeStepper {
   // the velocities v: the velocity-dependent generalized forces of the
   // variational step (docs/theory.md §17; CalcMassRateForces).
   Eigen::VectorXd RobotVelocityForces(int r, const Eigen::VectorXd& v);
+  // Adds robot r's motor forces at its current controls (gear * u, u
+  // clamped to the control and force ranges) to tau (nv).
+  void AddMotorForces(int r, Eigen::VectorXd* tau) const;
   // The tree and 3 x n Jacobian block of collider `c` at world point p,
   // rows in the contact frame, times sign; false if it is part of the world.
   bool ColliderJacobian(int c, const Matrix3& rows, const Vector3& p,
@@ -687,7 +691,7 @@ class TimeStepper {
   struct Scratch {
     Eigen::MatrixXd frame_J;
     std::vector<Eigen::Matrix<double, 6, 1>> link_velocities;
-    Eigen::VectorXd bias, tau, spring, column;
+    Eigen::VectorXd bias, tau, spring, column, motor;
   };
   Scratch scratch_;
 };

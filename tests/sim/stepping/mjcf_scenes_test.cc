@@ -199,6 +199,9 @@ TEST(MjcfScenes, MotorsTurnTheirJointsByGearTimesTheClampedControl) {
   // Constant torque on a constant inertia: v = n dt tau / I exactly.
   EXPECT_NEAR(stepper.robot_states()[0].v[0], n * 1e-3 * 2.0 * 1.0 / I, 1e-12);
   EXPECT_NEAR(stepper.robot_states()[1].v[0], n * 1e-3 * 3.0 * 0.5 / I, 1e-12);
+  // The motors' torques are the joints' efforts (joints.csv, robot_state).
+  EXPECT_EQ(stepper.JointEfforts(0)[0], 2.0);
+  EXPECT_EQ(stepper.JointEfforts(1)[0], 1.5);
 }
 
 TEST(MjcfScenes, RobotsOfAYamlSceneAndTheirErrors) {
