@@ -39,6 +39,7 @@ set(SAPCONTACT_PC_MODULE_assimp::assimp "assimp")
 set(SAPCONTACT_PC_MODULE_Qhull::qhull_r "qhull_r")
 set(SAPCONTACT_PC_MODULE_urdfdom::urdfdom_model
     "urdfdom;console_bridge;tinyxml")
+set(SAPCONTACT_PC_MODULE_sdformat12::sdformat12 "sdformat12")
 
 # Plain library (file path or name) -> link flags.
 function(_sapcontact_pc_library_flags item out)

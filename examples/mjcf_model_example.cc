@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     for (const std::string& w : r.warnings)
       std::printf("  warning: %s\n", w.c_str());
   }
-  for (const MjcfWorldGeometry& g : model.world_geometries) {
+  for (const WorldGeometry& g : model.world_geometries) {
     std::printf("world geometry %s: %s, friction %g\n", g.name.c_str(),
                 ShapeTypeName(g.shape.type), g.friction);
   }

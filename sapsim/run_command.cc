@@ -23,8 +23,11 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
   CLI::App* run = app.add_subcommand(
       "run",
       "Simulate a YAML scene (schema: docs/scenes.md; examples: "
-      "config/scenes/*.yaml), or a MuJoCo MJCF model (.xml) as the scene it "
-      "describes (docs/robots.md, \"Running MJCF files\"), to its duration "
+      "config/scenes/*.yaml), or a MuJoCo MJCF model (.xml) or an SDFormat "
+      "world or model (.sdf, .world, .model) as the scene it describes "
+      "(docs/robots.md, \"Running MJCF files\" and \"Running SDFormat "
+      "files\"; SDFormat <include>s resolve through SDF_PATH), to its "
+      "duration "
       "and write DIR/trajectory.csv "
       "(columns time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz: every moving "
       "body every output.every steps, SI units, world frame) and "
@@ -47,7 +50,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions* o) {
       "robot's URDF loader dropped or approximated. Shapes: plane, box, "
       "sphere, capsule, cylinder, mesh (STL, OBJ, Collada).");
   run->add_option("scene", o->scene,
-                  "the scene file (YAML), or an MJCF model (.xml)")
+                  "the scene file (YAML), an MJCF model (.xml), or an "
+                  "SDFormat world or model (.sdf, .world, .model)")
       ->required();
   run->add_option("--out,-o", o->out,
                   "output directory DIR (created if missing; its "

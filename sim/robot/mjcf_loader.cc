@@ -212,7 +212,7 @@ MjcfGeom MjcfReader::ReadWorldGeom(const Element* g, const std::string& cls,
   MjcfGeom geom = ReadMjcfGeom(doc_, g, doc_.ClassOf(g, cls), X_WB, meshes_,
                                options_.mesh_limits, &model_.warnings);
   if (!geom.collides) return geom;
-  MjcfWorldGeometry w;
+  WorldGeometry w;
   w.name = "world/" + (geom.name.empty() ? std::to_string(index) : geom.name);
   w.shape = geom.shape;
   w.pose = ToPose(X_WB * ToIsometry(geom.pose));

@@ -28,7 +28,7 @@
 
 #include "sapcontact/geometry/mesh_shape.h"
 #include "sapcontact/geometry/pose.h"
-#include "sapcontact/sim/robot/robot_description.h"
+#include "sapcontact/sim/robot/world_description.h"
 
 namespace sapcontact {
 
@@ -51,48 +51,17 @@ struct MjcfBody {
   Pose body_in_link;
 };
 
-/// A geom of a static body: collision shape in the world.
-struct MjcfWorldGeometry {
-  /// "world/<geom name or index>".
-  std::string name;
-  /// geometry/shapes.h; a plane is the infinite plane z = 0 of its frame.
-  Shape shape;
-  Pose pose;
-  /// The geom's sliding friction coefficient (friction's first entry).
-  double friction{1.0};
-  /// A mesh geom's file (absolute).
-  std::string mesh_file;
-  /// contype and conaffinity bit masks.
-  int contype{1};
-  int conaffinity{1};
-};
-
-struct MjcfModel {
-  /// <mujoco model="...">, else the file's stem.
-  std::string name;
-  /// One per top-level moving body tree, in document order.
-  std::vector<RobotDescription> robots;
-  /// The geoms of static bodies (worldbody's own and jointless bodies').
-  std::vector<MjcfWorldGeometry> world_geometries;
+/// The MJCF model: a WorldDescription (world_description.h) with MuJoCo's
+/// defaults (time_step 0.002 s, gravity (0, 0, -9.81)), whose world
+/// geometries are the geoms of static bodies ("world/<geom name or
+/// index>"; worldbody's own and jointless bodies'), with the geoms'
+/// contype/conaffinity and the first entry of friction; robot self-collision
+/// is on when some two of a robot's collision geoms on bodies that are not
+/// parent and child have matching bits.
+struct MjcfModel : WorldDescription {
+  MjcfModel() { time_step = 0.002; }
   /// Every MJCF body in document order (worldbody excluded).
   std::vector<MjcfBody> bodies;
-  /// Per robot: whether MuJoCo lets its bodies collide with each other:
-  /// some two of its collision geoms on bodies that are not parent and
-  /// child have matching bits, (contype_a & conaffinity_b) || (contype_b &
-  /// conaffinity_a).
-  std::vector<bool> robot_self_collision;
-  /// Per robot, per RobotGeometry: the geom's sliding friction (friction's
-  /// first entry).
-  std::vector<std::vector<double>> geometry_friction;
-  /// Per robot, per RobotGeometry: the geom's (contype, conaffinity).
-  std::vector<std::vector<std::pair<int, int>>> geometry_masks;
-  /// <option timestep> [s] and <option gravity> [m/s^2] (MuJoCo's
-  /// defaults 0.002 s and (0, 0, -9.81)).
-  double time_step{0.002};
-  Eigen::Vector3d gravity{0.0, 0.0, -9.81};
-  /// What was not taken as written (the robots' warnings are in their
-  /// descriptions): one line each, with file and line.
-  std::vector<std::string> warnings;
 };
 
 /// An MJCF file that cannot be loaded. what() names the file, the line and

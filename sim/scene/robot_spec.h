@@ -59,6 +59,13 @@ struct RobotSpec {
   std::string mjcf;
   std::string mjcf_path;
   std::string mjcf_body;
+  /// An SDFormat robot: the file as written and resolved, and the robot of
+  /// the file (sdf_model: a model's name, or "<model>::<root link>" for a
+  /// model with several free link trees; may be omitted when the file has
+  /// one robot).
+  std::string sdf;
+  std::string sdf_path;
+  std::string sdf_model;
   /// base: {position, rpy or quaternion, fixed}. URDF: fixed: true welds the
   /// root link to the world at this pose; false makes it a floating base
   /// starting there. MJCF: the pose of the file's world frame in the scene
@@ -97,9 +104,10 @@ struct RobotSpec {
   /// UrdfOptions (sim/robot/urdf_loader.h).
   bool skip_unsupported{false};
   bool cylinders_as_capsules{false};
-  /// package://NAME/... mesh URIs: NAME -> folder, as written and resolved
-  /// against the scene file's folder (UrdfOptions::package_paths; then
-  /// ROS_PACKAGE_PATH).
+  /// package://NAME/... mesh URIs (URDF, SDFormat) and model://NAME/...
+  /// URIs (SDFormat): NAME -> folder, as written and resolved against the
+  /// scene file's folder (UrdfOptions::package_paths,
+  /// SdfOptions::package_paths; then the environment's search paths).
   std::map<std::string, std::string> package_paths;
   /// Joint limits as constraints (default on; off ignores the URDF limits).
   bool joint_limits{true};

@@ -13,11 +13,11 @@
 
 #include "sapcontact/geometry/shape_traits.h"
 #include "sapcontact/sim/robot/urdf_loader.h"
-#include "sapcontact/sim/scene/mjcf_scene.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/scene/scene_overrides.h"
 #include "sapcontact/sim/scene/scene_parser.h"
 #include "sapcontact/sim/scene/scene_yaml_reader.h"
+#include "sapcontact/sim/scene/world_scene.h"
 
 namespace sapcontact {
 namespace {
@@ -509,11 +509,13 @@ Scene LoadScene(const std::string& path,
                 const std::vector<std::string>& overrides) {
   YamlReader reader(path);
   std::string text = ReadSceneFile(path, reader);
-  std::vector<std::string> mjcf_warnings;
-  if (IsMjcfSceneFile(path)) {
-    // An MJCF file runs as the scene it describes (mjcf_scene.h).
+  std::vector<std::string> model_warnings;
+  if (const ModelFileFormat format = ModelSceneFormat(path);
+      format != ModelFileFormat::kNone) {
+    // An MJCF or SDFormat file runs as the scene it describes
+    // (world_scene.h).
     try {
-      text = MjcfSceneYaml(path, &mjcf_warnings);
+      text = ModelSceneYaml(path, format, &model_warnings);
     } catch (const std::invalid_argument& e) {
       throw SceneError(path, 0, 0, "", e.what());
     }
@@ -525,8 +527,8 @@ Scene LoadScene(const std::string& path,
     Malformed(path, e);
   }
   Scene scene = ParseWithOverrides(root, &reader, overrides);
-  scene.warnings.insert(scene.warnings.begin(), mjcf_warnings.begin(),
-                        mjcf_warnings.end());
+  scene.warnings.insert(scene.warnings.begin(), model_warnings.begin(),
+                        model_warnings.end());
   return scene;
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "sapcontact/sim/robot/mjcf_loader.h"
+#include "sapcontact/sim/robot/sdf_loader.h"
 #include "sapcontact/sim/robot/srdf_reader.h"
 #include "sapcontact/sim/robot/urdf_loader.h"
 #include "sapcontact/sim/scene/nearest_names.h"
@@ -59,29 +60,51 @@ RobotSpec SceneParser::ParseRobot(const YAML::Node& n, const std::string& field,
   r_.CheckMap(n, field, scene_internal::RobotKeys());
   RobotSpec r;
   r.name = n["name"].Scalar();
-  if (n["urdf"] && n["mjcf"]) {
-    r_.Fail(n["mjcf"], field + ".mjcf",
-            "a robot is loaded from a URDF or an MJCF file, not both");
-  }
-  const bool mjcf = static_cast<bool>(n["mjcf"]);
-  // The file's node, for messages about the loaded model.
-  const YAML::Node model = mjcf ? n["mjcf"] : r_.Required(n, "urdf", field);
-  const std::string model_field = field + (mjcf ? ".mjcf" : ".urdf");
-  if (mjcf) {
-    for (const char* key :
-         {"skip_unsupported", "cylinders_as_capsules", "package_paths"}) {
-      if (n[key]) {
-        r_.Fail(n[key], field + "." + key,
-                "a URDF option; this robot is loaded from an MJCF file");
-      }
+  // The file the robot comes from: a URDF, or a robot of an MJCF or
+  // SDFormat file.
+  const char* const kFileKeys[] = {"urdf", "mjcf", "sdf"};
+  const char* file_key = nullptr;
+  for (const char* key : kFileKeys) {
+    if (!n[key]) continue;
+    if (file_key != nullptr) {
+      r_.Fail(n[key], field + "." + key,
+              std::string("a robot is loaded from one file: '") + file_key +
+                  "' or '" + key + "', not both");
     }
-    LoadMjcfRobot(n, field, &r);
-  } else if (n["mjcf_body"]) {
-    r_.Fail(n["mjcf_body"], field + ".mjcf_body",
-            "an MJCF option; this robot is loaded from a URDF file");
-  } else {
+    file_key = key;
+  }
+  if (file_key == nullptr) r_.Required(n, "urdf", field);
+  const std::string kind = file_key;
+  const bool urdf = kind == "urdf";
+  const YAML::Node model = n[file_key];
+  const std::string model_field = field + "." + kind;
+  const struct {
+    const char* key;
+    const char* owner;
+  } options[] = {{"skip_unsupported", "urdf"},
+                 {"cylinders_as_capsules", "urdf"},
+                 {"mjcf_body", "mjcf"},
+                 {"sdf_model", "sdf"}};
+  for (const auto& o : options) {
+    if (n[o.key] && kind != o.owner) {
+      r_.Fail(n[o.key], field + "." + o.key,
+              std::string("an option of robots loaded from '") + o.owner +
+                  "' files; this robot is loaded from '" + kind + "'");
+    }
+  }
+  if (n["package_paths"] && kind == "mjcf") {
+    r_.Fail(n["package_paths"], field + ".package_paths",
+            "an option of robots loaded from URDF and SDFormat files; this "
+            "robot is loaded from an MJCF file");
+  }
+  if (urdf) {
     r.urdf = r_.String(model, model_field);
     r.urdf_path = ResolveFile(r.urdf);
+  } else {
+    if (n["package_paths"]) {
+      ParsePackagePaths(n["package_paths"], field + ".package_paths", &r);
+    }
+    LoadModelFileRobot(n, field, kind, &r);
   }
   const struct {
     const char* key;
@@ -100,7 +123,7 @@ RobotSpec SceneParser::ParseRobot(const YAML::Node& n, const std::string& field,
     r.material_index =
         MaterialIndex(n["material"], field + ".material", r.material, scene);
   }
-  if (!mjcf) {
+  if (urdf) {
     if (n["base"]) ParseBase(n["base"], field + ".base", &r);
     if (n["package_paths"]) {
       ParsePackagePaths(n["package_paths"], field + ".package_paths", &r);
@@ -169,70 +192,105 @@ void SceneParser::LoadUrdfRobot(const YAML::Node& node,
   }
 }
 
-// An MJCF robot: the file's top-level body `mjcf_body` (or its only
-// robot), placed by base, its self-collision and parent-child filter as
-// MuJoCo has them (docs/robots.md, "MJCF robots in scenes").
-void SceneParser::LoadMjcfRobot(const YAML::Node& n, const std::string& field,
-                                RobotSpec* r) {
-  const YAML::Node file = n["mjcf"];
-  const std::string f = field + ".mjcf";
-  r->mjcf = r_.String(file, f);
-  r->mjcf_path = ResolveFile(r->mjcf);
-  CheckFile(file, f, r->mjcf, r->mjcf_path, "MJCF");
-  MjcfModel model;
-  try {
-    model = LoadMjcf(r->mjcf_path);
-  } catch (const std::invalid_argument& e) {
-    r_.Fail(file, f, std::string("cannot load the MJCF: ") + e.what());
+// A robot of an MJCF file (its top-level body `mjcf_body`) or of an
+// SDFormat file (its model `sdf_model`), or the file's only robot, placed
+// by base, with the file's self-collision and (MJCF) parent-child filter
+// (docs/robots.md, "MJCF robots in scenes" and "SDFormat robots in
+// scenes"). Each file is loaded once per scene.
+void SceneParser::LoadModelFileRobot(const YAML::Node& n,
+                                     const std::string& field,
+                                     const std::string& kind, RobotSpec* r) {
+  const bool mjcf = kind == "mjcf";
+  const YAML::Node file = n[kind];
+  const std::string f = field + "." + kind;
+  const char* const what = mjcf ? "MJCF" : "SDFormat";
+  const std::string choice_key = mjcf ? "mjcf_body" : "sdf_model";
+  std::string& written = mjcf ? r->mjcf : r->sdf;
+  std::string& path = mjcf ? r->mjcf_path : r->sdf_path;
+  written = r_.String(file, f);
+  path = ResolveFile(written);
+  CheckFile(file, f, written, path, what);
+  std::string key = kind + ":" + path;
+  for (const auto& [name, folder] : r->package_paths) {
+    key += "\n" + name + "=" + folder;
   }
+  std::shared_ptr<const LoadedModelFile>& loaded = model_files_[key];
+  if (loaded == nullptr) {
+    auto m = std::make_shared<LoadedModelFile>();
+    try {
+      if (mjcf) {
+        MjcfModel model = LoadMjcf(path);
+        // MuJoCo never lets a body touch its parent.
+        m->filter_pairs.resize(model.robots.size());
+        for (const MjcfBody& b : model.bodies) {
+          if (b.robot < 0 || b.parent < 0) continue;
+          const MjcfBody& p = model.bodies[b.parent];
+          if (p.robot == b.robot && p.link != b.link) {
+            m->filter_pairs[b.robot].emplace_back(p.link, b.link);
+          }
+        }
+        m->world = std::move(model);
+      } else {
+        SdfOptions options;
+        options.package_paths = r->package_paths;
+        m->world = LoadSdf(path, options);
+        m->filter_pairs.resize(m->world.robots.size());
+      }
+    } catch (const std::invalid_argument& e) {
+      r_.Fail(file, f,
+              std::string("cannot load the ") + what + " file: " + e.what());
+    }
+    loaded = std::move(m);
+  }
+  const WorldDescription& world = loaded->world;
   std::vector<std::string> names;
-  for (const RobotDescription& d : model.robots) names.push_back(d.name);
+  for (const RobotDescription& d : world.robots) names.push_back(d.name);
+  std::string& choice = mjcf ? r->mjcf_body : r->sdf_model;
   int index = -1;
-  if (n["mjcf_body"]) {
-    r->mjcf_body = r_.String(n["mjcf_body"], field + ".mjcf_body");
+  if (n[choice_key]) {
+    choice = r_.String(n[choice_key], field + "." + choice_key);
     for (size_t i = 0; i < names.size(); ++i) {
-      if (names[i] == r->mjcf_body) index = static_cast<int>(i);
+      if (names[i] == choice) index = static_cast<int>(i);
     }
     if (index < 0) {
-      r_.Fail(n["mjcf_body"], field + ".mjcf_body",
-              "the MJCF file has no moving top-level body '" + r->mjcf_body +
-                  "' (its robots: " + NearestNames(r->mjcf_body, names) + ")");
+      r_.Fail(n[choice_key], field + "." + choice_key,
+              std::string("the ") + what + " file has no " +
+                  (mjcf ? "moving top-level body" : "robot") + " '" + choice +
+                  "' (its robots: " + NearestNames(choice, names) + ")");
     }
   } else if (names.size() == 1) {
     index = 0;
-    r->mjcf_body = names[0];
+    choice = names[0];
   } else {
     std::string list;
     for (const std::string& s : names) list += (list.empty() ? "" : ", ") + s;
     r_.Fail(file, f,
             names.empty()
-                ? "the MJCF file has no moving body (a robot is a "
-                  "top-level body with a joint below it)"
-                : "the MJCF file has " + std::to_string(names.size()) +
-                      " robots (" + list + "): choose one with mjcf_body");
+                ? std::string("the ") + what +
+                      " file has no moving body (a robot is a body that a "
+                      "joint moves)"
+                : std::string("the ") + what + " file has " +
+                      std::to_string(names.size()) + " robots (" + list +
+                      "): choose one with " + choice_key);
   }
-  r->description = std::move(model.robots[index]);
-  for (const std::string& w : model.warnings) {
-    r->description.warnings.push_back(w);
-  }
-  r->fixed_base = r->description.tree.joint(0).type == JointType::kFixed;
-  r->self_collision = model.robot_self_collision[index];
-  // MuJoCo never lets a body touch its parent.
-  for (const MjcfBody& b : model.bodies) {
-    if (b.robot != index || b.parent < 0) continue;
-    const MjcfBody& p = model.bodies[b.parent];
-    if (p.robot == index && p.link != b.link) {
-      r->collision_filter_pairs.emplace_back(p.link, b.link);
+  r->description = world.robots[index];
+  // The file's own warnings, with the first robot loaded from it.
+  if (warned_model_files_.insert(key).second) {
+    for (const std::string& w : world.warnings) {
+      r->description.warnings.push_back(w);
     }
   }
+  r->fixed_base = r->description.tree.joint(0).type == JointType::kFixed;
+  r->self_collision = world.robot_self_collision[index];
+  r->collision_filter_pairs = loaded->filter_pairs[index];
   if (n["base"]) {
     const YAML::Node base = n["base"];
     const bool fixed = r->fixed_base;
     ParseBase(base, field + ".base", r);
     if (r->fixed_base != fixed) {
       r_.Fail(base["fixed"], field + ".base.fixed",
-              std::string("the MJCF robot's root ") +
-                  (fixed ? "is welded to the world" : "has a free joint") +
+              std::string("the ") + what + " robot's root " +
+                  (fixed ? "is welded to the world" : "floats freely") +
                   ": base.fixed must be " + (fixed ? "true" : "false") +
                   " (or left out)");
     }

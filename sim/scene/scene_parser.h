@@ -12,9 +12,11 @@
 #include <Eigen/Core>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "sapcontact/sim/robot/world_description.h"
 #include "sapcontact/sim/scene/scene.h"
 #include "sapcontact/sim/scene/scene_yaml_reader.h"
 
@@ -108,11 +110,12 @@ class SceneParser {
                  const std::string& written, const std::string& resolved,
                  const char* what);
   // The robot's description from its URDF (base and options applied) or
-  // from its MJCF file (mjcf, mjcf_body, base).
+  // from its MJCF or SDFormat file (kind "mjcf": mjcf, mjcf_body, base;
+  // "sdf": sdf, sdf_model, package_paths, base).
   void LoadUrdfRobot(const YAML::Node& node, const std::string& field,
                      RobotSpec* r);
-  void LoadMjcfRobot(const YAML::Node& n, const std::string& field,
-                     RobotSpec* r);
+  void LoadModelFileRobot(const YAML::Node& n, const std::string& field,
+                          const std::string& kind, RobotSpec* r);
   void ParseGeometryMaterials(const YAML::Node& n, const std::string& field,
                               const Scene& scene, RobotSpec* r);
 
@@ -148,6 +151,15 @@ class SceneParser {
   /// grid copies and bodies of one file share it and it is warned about
   /// once.
   std::map<std::string, std::shared_ptr<const MeshShape>> meshes_;
+  /// MJCF and SDFormat files loaded so far ("<kind>:<path>" and the
+  /// package paths -> the file's world and, per robot, the link pairs it
+  /// never lets collide), and those whose own warnings were reported.
+  struct LoadedModelFile {
+    WorldDescription world;
+    std::vector<std::vector<std::pair<int, int>>> filter_pairs;
+  };
+  std::map<std::string, std::shared_ptr<const LoadedModelFile>> model_files_;
+  std::set<std::string> warned_model_files_;
 };
 
 }  // namespace scene_internal

@@ -82,6 +82,8 @@ const std::vector<std::string>& RobotKeys() {
                                           "urdf",
                                           "mjcf",
                                           "mjcf_body",
+                                          "sdf",
+                                          "sdf_model",
                                           "geometry_materials",
                                           "base",
                                           "joints",

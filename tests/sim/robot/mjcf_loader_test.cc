@@ -184,7 +184,7 @@ TEST(MjcfLoader, EulerSequencesAndStaticBodies) {
   EXPECT_EQ(m.world_geometries[0].shape.type, ShapeType::kPlane);
   // euler 90 about z (first of zyx, moving axes): the board's local z is
   // still world z, its centre at (1, 0, 0.3).
-  const MjcfWorldGeometry& board = m.world_geometries[1];
+  const WorldGeometry& board = m.world_geometries[1];
   EXPECT_LT((board.pose.position - Vector3d(1, 0, 0.3)).norm(), 1e-12);
   EXPECT_LT(
       (board.pose.rotation() * Vector3d::UnitX() - Vector3d::UnitY()).norm(),

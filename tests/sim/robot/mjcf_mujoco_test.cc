@@ -199,7 +199,7 @@ void CompareWithMujoco(const std::string& file) {
       const std::string full = body_name + "/" + name;
       Eigen::Isometry3d X_WG = Eigen::Isometry3d::Identity();
       const Shape* shape = nullptr;
-      for (const MjcfWorldGeometry& w : ours.world_geometries) {
+      for (const WorldGeometry& w : ours.world_geometries) {
         if (w.name == "world/" + std::string(name)) {
           X_WG.translation() = w.pose.position;
           X_WG.linear() = w.pose.rotation();

@@ -245,8 +245,8 @@ TEST(MjcfScenes, RobotsOfAYamlSceneAndTheirErrors) {
             std::string::npos);
   EXPECT_NE(error("robots:\n  - name: r\n    mjcf: " + hopper +
                   "\n    urdf: x.urdf\n")
-                .find("a robot is loaded from a URDF or an MJCF file, not "
-                      "both"),
+                .find("robots.r.mjcf: a robot is loaded from one file: 'urdf' "
+                      "or 'mjcf', not both"),
             std::string::npos);
   EXPECT_NE(error("robots:\n  - name: r\n    mjcf: " + hopper +
                   "\n    geometry_materials: {torso/torso_gem: default}\n")

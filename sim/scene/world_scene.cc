@@ -1,4 +1,4 @@
-#include "sapcontact/sim/scene/mjcf_scene.h"
+#include "sapcontact/sim/scene/world_scene.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -8,12 +8,14 @@
 #include <vector>
 
 #include "sapcontact/sim/robot/mjcf_loader.h"
+#include "sapcontact/sim/robot/sdf_loader.h"
+#include "sapcontact/sim/robot/world_description.h"
 #include "sapcontact/sim/scene/scene_parser.h"
 
 namespace sapcontact {
 namespace {
 
-// A scene name from an MJCF name: characters a scene name cannot hold
+// A scene name from a model file's name: characters a scene name cannot hold
 // (scene_internal::ForbiddenNameCharacter) become '_'.
 std::string SceneName(const std::string& s) {
   std::string out = s;
@@ -30,18 +32,24 @@ void EmitVector(YAML::Emitter* out, const Eigen::Vector3d& v) {
 
 }  // namespace
 
-bool IsMjcfSceneFile(const std::string& path) {
+ModelFileFormat ModelSceneFormat(const std::string& path) {
   const std::string ext = std::filesystem::path(path).extension().string();
-  return ext == ".xml" || ext == ".XML";
+  if (ext == ".xml" || ext == ".XML") return ModelFileFormat::kMjcf;
+  if (ext == ".sdf" || ext == ".world" || ext == ".model" || ext == ".SDF") {
+    return ModelFileFormat::kSdf;
+  }
+  return ModelFileFormat::kNone;
 }
 
-std::string MjcfSceneYaml(const std::string& path,
-                          std::vector<std::string>* warnings) {
-  MjcfModel model = LoadMjcf(path);
+std::string ModelSceneYaml(const std::string& path, ModelFileFormat format,
+                           std::vector<std::string>* warnings) {
+  const bool mjcf = format == ModelFileFormat::kMjcf;
+  WorldDescription model =
+      mjcf ? static_cast<WorldDescription>(LoadMjcf(path)) : LoadSdf(path);
   // Static geoms by MuJoCo's contype/conaffinity against the robots' geoms.
   {
-    std::vector<MjcfWorldGeometry> kept;
-    for (const MjcfWorldGeometry& g : model.world_geometries) {
+    std::vector<WorldGeometry> kept;
+    for (const WorldGeometry& g : model.world_geometries) {
       int touching = 0, total = 0;
       for (const auto& robot : model.geometry_masks) {
         for (const auto& [contype, conaffinity] : robot) {
@@ -71,12 +79,11 @@ std::string MjcfSceneYaml(const std::string& path,
   const auto material = [&](double mu) {
     auto it = materials.find(mu);
     if (it != materials.end()) return it->second;
-    const std::string name = "mjcf_friction_" + std::to_string(order.size());
+    const std::string name = "model_friction_" + std::to_string(order.size());
     order.push_back(mu);
     return materials[mu] = name;
   };
-  for (const MjcfWorldGeometry& g : model.world_geometries)
-    material(g.friction);
+  for (const WorldGeometry& g : model.world_geometries) material(g.friction);
   for (const auto& f : model.geometry_friction) {
     for (double mu : f) material(mu);
   }
@@ -102,8 +109,9 @@ std::string MjcfSceneYaml(const std::string& path,
     names.insert(SceneName(r.name));
   if (!model.world_geometries.empty()) {
     out << YAML::Key << "bodies" << YAML::Value << YAML::BeginSeq;
-    for (const MjcfWorldGeometry& g : model.world_geometries) {
-      std::string name = SceneName(g.name.substr(g.name.find('/') + 1));
+    for (const WorldGeometry& g : model.world_geometries) {
+      std::string name =
+          SceneName(g.name.rfind("world/", 0) == 0 ? g.name.substr(6) : g.name);
       if (names.count(name)) name = "world_" + name;
       while (names.count(name)) name += "_";
       names.insert(name);
@@ -161,8 +169,9 @@ std::string MjcfSceneYaml(const std::string& path,
       }
       out << YAML::BeginMap;
       out << YAML::Key << "name" << YAML::Value << SceneName(d.name);
-      out << YAML::Key << "mjcf" << YAML::Value << file;
-      out << YAML::Key << "mjcf_body" << YAML::Value << d.name;
+      out << YAML::Key << (mjcf ? "mjcf" : "sdf") << YAML::Value << file;
+      out << YAML::Key << (mjcf ? "mjcf_body" : "sdf_model") << YAML::Value
+          << d.name;
       if (best >= 0) {
         out << YAML::Key << "material" << YAML::Value << materials[common];
       }
