@@ -193,11 +193,12 @@ void DefineSimulationControl(py::class_<PySimulation>& c) {
         }
       },
       py::arg("robot"), py::arg("u"),
-      "Sets the controls of the robot's motors (actuator_names order; an "
-      "MJCF file's <motor>s) for every following step until replaced: motor "
-      "k adds gear_k * u_k, u_k clamped to its control and force ranges, to "
-      "its joint. Zero at the start. Raises ValueError for a wrong size or "
-      "non-finite values.");
+      "Sets the controls of the robot's actuators (actuator_names order; an "
+      "MJCF file's motors and servos) for every following step until "
+      "replaced: a motor k adds gear_k * u_k, u_k clamped to its control and "
+      "force ranges, to its joint; a position or velocity servo sets its "
+      "joint's PD target to u_k / gear_k. Zero at the start. Raises "
+      "ValueError for a wrong size or non-finite values.");
   c.def(
       "controls",
       [](PySimulation& s, const py::object& robot) {
@@ -205,14 +206,15 @@ void DefineSimulationControl(py::class_<PySimulation>& c) {
         const auto lock = s.Lock();
         return ToNumpy(s.stepper->Controls(r));
       },
-      py::arg("robot"), "The motors' controls last set (zeros at the start).");
+      py::arg("robot"),
+      "The actuators' controls last set (zeros at the start).");
   c.def(
       "actuator_names",
       [](PySimulation& s, const py::object& robot) {
         const int r = s.RobotIndex(robot);
         return s.stepper->ActuatorNames(r);
       },
-      py::arg("robot"), "The robot's motors, in control order.");
+      py::arg("robot"), "The robot's actuators, in control order.");
   c.def(
       "clear_forces",
       [](PySimulation& s) {

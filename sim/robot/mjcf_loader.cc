@@ -109,6 +109,7 @@ class MjcfReader {
                          const Isometry3d& X_WB, int index);
   void ScaleToTotalMass();
   void ReadActuators();
+  void ReadContactExcludes();
   // Adds body `e` (and its subtree) to robot `d`.
   void ReadBody(const Element* e, const std::string& inherited, int parent_link,
                 const Isometry3d& X_PL_parent, const Isometry3d& X_W_parent,
@@ -598,8 +599,10 @@ bool MjcfReader::SelfCollides(int robot) const {
   return false;
 }
 
-// <actuator>: motors on hinge and slide joints become RobotActuators of the
-// robot that has the joint; other actuator kinds are warned.
+// <actuator>: motors, position and velocity servos, and <general>
+// actuators that reduce to one of them (gain fixed, no activation
+// dynamics, bias none or MuJoCo's servo bias) on hinge and slide joints
+// become RobotActuators of the robot that has the joint; others are warned.
 void MjcfReader::ReadActuators() {
   const double inf = std::numeric_limits<double>::infinity();
   for (const Element* section : doc_.Children(doc_.root(), "actuator")) {
@@ -607,14 +610,65 @@ void MjcfReader::ReadActuators() {
     for (const Element* a : doc_.Children(section)) {
       const std::string tag = MjcfDocument::Tag(a);
       const std::string cls = doc_.ClassOf(a, "main");
-      if (tag != "motor") {
+      RobotActuator m;
+      double motor_gain = 1.0;  // <general> motors: f = gain u
+      if (tag == "motor") {
+        m.kind = ActuatorKind::kMotor;
+      } else if (tag == "position") {
+        m.kind = ActuatorKind::kPosition;
+        m.kp = doc_.Number(a, "kp", cls, 1.0);
+        m.kv = doc_.Number(a, "kv", cls, 0.0);
+        if (!(m.kp > 0.0) || !(m.kv >= 0.0)) {
+          doc_.Fail(a, "kp must be > 0 and kv >= 0");
+        }
+      } else if (tag == "velocity") {
+        m.kind = ActuatorKind::kVelocity;
+        m.kv = doc_.Number(a, "kv", cls, 1.0);
+        if (!(m.kv > 0.0)) doc_.Fail(a, "kv must be > 0");
+      } else if (tag == "general") {
+        // f = g0 u + b0 + b1 L + b2 Ldot, L = gear q.
+        const std::string dyn = doc_.Text(a, "dyntype", cls, "none");
+        const std::string gain = doc_.Text(a, "gaintype", cls, "fixed");
+        const std::string bias = doc_.Text(a, "biastype", cls, "none");
+        const VectorXd g =
+            doc_.Numbers(a, "gainprm", cls, VectorXd::Unit(10, 0), 1);
+        const VectorXd b =
+            doc_.Numbers(a, "biasprm", cls, VectorXd::Zero(10), 1);
+        const double b0 = b.size() > 0 ? b[0] : 0.0;
+        const double b1 = b.size() > 1 ? b[1] : 0.0;
+        const double b2 = b.size() > 2 ? b[2] : 0.0;
+        bool reduces = dyn == "none" && gain == "fixed" && g[0] > 0.0;
+        if (reduces && bias == "none") {
+          m.kind = ActuatorKind::kMotor;
+          motor_gain = g[0];
+        } else if (reduces && bias == "affine" && b0 == 0.0 && b1 == -g[0] &&
+                   b2 <= 0.0) {
+          m.kind = ActuatorKind::kPosition;
+          m.kp = g[0];
+          m.kv = -b2;
+        } else if (reduces && bias == "affine" && b0 == 0.0 && b1 == 0.0 &&
+                   b2 == -g[0]) {
+          m.kind = ActuatorKind::kVelocity;
+          m.kv = g[0];
+        } else {
+          reduces = false;
+        }
+        if (!reduces) {
+          model_.warnings.push_back(
+              doc_.Where(a) +
+              ": a <general> actuator that is not a motor, position or "
+              "velocity servo (activation dynamics, a gain or bias other than "
+              "u and a servo's) is not applied");
+          ++index;
+          continue;
+        }
+      } else {
         model_.warnings.push_back(doc_.Where(a) + ": <" + tag +
-                                  "> actuators are not applied yet (motors "
-                                  "are)");
+                                  "> actuators are not applied (motor, "
+                                  "position, velocity and general are)");
         ++index;
         continue;
       }
-      RobotActuator m;
       m.name = a->Attribute("name") ? a->Attribute("name")
                                     : "actuator" + std::to_string(index);
       ++index;
@@ -622,8 +676,8 @@ void MjcfReader::ReadActuators() {
       if (joint == nullptr) {
         model_.warnings.push_back(
             doc_.Where(a) +
-            ": a motor on a tendon, site or body is not applied (joint "
-            "motors are)");
+            ": an actuator on a tendon, site or body is not applied (joint "
+            "actuators are)");
         continue;
       }
       int robot = -1;
@@ -640,10 +694,10 @@ void MjcfReader::ReadActuators() {
           ball = ball || d.tree.FindJoint(std::string(joint) + "_x") >= 0;
         }
         if (ball) {
-          model_.warnings.push_back(doc_.Where(a) +
-                                    ": a motor on the ball joint '" + joint +
-                                    "' is not applied (hinge and slide "
-                                    "motors are)");
+          model_.warnings.push_back(
+              doc_.Where(a) + ": an actuator on the ball joint '" + joint +
+              "' is not applied (hinge and slide "
+              "actuators are)");
           continue;
         }
         doc_.Fail(a, "no hinge or slide joint named '" + std::string(joint) +
@@ -656,7 +710,7 @@ void MjcfReader::ReadActuators() {
       }
       const VectorXd gear =
           doc_.Numbers(a, "gear", cls, VectorXd::Unit(6, 0), 1);
-      m.gear = gear[0];
+      m.gear = gear[0] * motor_gain;
       if (!(m.gear != 0.0)) doc_.Fail(a, "gear must not be 0");
       // ctrllimited / forcelimited: true, false, or auto (a range given).
       const auto range = [&](const char* limited, const char* name, double* lo,
@@ -677,7 +731,48 @@ void MjcfReader::ReadActuators() {
       };
       range("ctrllimited", "ctrlrange", &m.ctrl_lower, &m.ctrl_upper);
       range("forcelimited", "forcerange", &m.force_lower, &m.force_upper);
+      // The force range bounds gain u: in units of u for the gear above.
+      m.force_lower /= motor_gain;
+      m.force_upper /= motor_gain;
+      if (m.kind != ActuatorKind::kMotor && m.force_lower != -m.force_upper) {
+        model_.warnings.push_back(
+            doc_.Where(a) +
+            ": the servo's forcerange is not symmetric: its effort is "
+            "limited to the larger bound's magnitude");
+      }
       model_.robots[robot].actuators.push_back(m);
+    }
+  }
+}
+
+// <contact><exclude body1 body2>: pairs of bodies of one robot, which the
+// scene never lets collide; pairs across robots or with the world are
+// warned (bit masks and filters are per robot).
+void MjcfReader::ReadContactExcludes() {
+  for (const Element* section : doc_.Children(doc_.root(), "contact")) {
+    for (const Element* e : doc_.Children(section, "exclude")) {
+      int index[2];
+      const char* names[2] = {e->Attribute("body1"), e->Attribute("body2")};
+      for (int k = 0; k < 2; ++k) {
+        if (names[k] == nullptr) doc_.Fail(e, "needs body1 and body2");
+        index[k] = -1;
+        for (size_t b = 0; b < model_.bodies.size(); ++b) {
+          if (model_.bodies[b].name == names[k]) index[k] = b;
+        }
+        if (index[k] < 0 && std::string(names[k]) != "world") {
+          doc_.Fail(e, "no body named '" + std::string(names[k]) + "'");
+        }
+      }
+      if (index[0] >= 0 && index[1] >= 0 &&
+          model_.bodies[index[0]].robot >= 0 &&
+          model_.bodies[index[0]].robot == model_.bodies[index[1]].robot) {
+        model_.excluded_bodies.emplace_back(index[0], index[1]);
+      } else {
+        model_.warnings.push_back(
+            doc_.Where(e) +
+            ": an exclude between different robots or with the world is not "
+            "applied (excludes within one robot are)");
+      }
     }
   }
 }
@@ -760,11 +855,15 @@ MjcfModel MjcfReader::Read() {
   }
   ScaleToTotalMass();
   ReadActuators();
+  ReadContactExcludes();
   // Sections this reader does not apply yet, and elements it ignores.
   for (const char* section :
        {"tendon", "equality", "contact", "sensor", "keyframe"}) {
     for (const Element* s : doc_.Children(doc_.root(), section)) {
-      const int n = static_cast<int>(doc_.Children(s).size());
+      int n = 0;
+      for (const Element* c : doc_.Children(s)) {
+        n += MjcfDocument::Tag(c) != "exclude";
+      }
       if (n > 0) {
         model_.warnings.push_back(doc_.Where(s) + ": " + std::to_string(n) +
                                   " element" + (n == 1 ? "" : "s") + " of <" +

@@ -41,15 +41,34 @@ struct JointCoupling {
   double offset{0.0};
 };
 
-/// A motor on a 1-DOF joint (MJCF <motor>): with control u, the joint gets
-/// the generalized force gear * f, f = u clamped to [ctrl_lower,
-/// ctrl_upper], then to [force_lower, force_upper] [N or N m per unit of
-/// gear]; infinite bounds: none.
+/// What an actuator does with its control u (MJCF actuators, by MuJoCo's
+/// force f = gain u + bias with the actuator length gear q).
+enum class ActuatorKind {
+  /// A force: the joint gets gear * f, f = u clamped to [ctrl_lower,
+  /// ctrl_upper], then to [force_lower, force_upper] (MJCF <motor>).
+  kMotor,
+  /// A servo to a position: the simulator's implicit PD on the joint with
+  /// stiffness kp gear^2 and damping kv gear^2 toward q = u / gear (u
+  /// clamped to the control range), its effort limited by the force range
+  /// times |gear| (MJCF <position>, or <general> reducing to it).
+  kPosition,
+  /// A servo to a velocity: the implicit PD with damping kv gear^2 toward
+  /// v = u / gear (MJCF <velocity>).
+  kVelocity,
+};
+
+/// An actuator on a 1-DOF joint; bounds in the units of f [N or N m per
+/// unit of gear]; infinite bounds: none.
 struct RobotActuator {
   std::string name;
+  ActuatorKind kind{ActuatorKind::kMotor};
   /// Joint index in RobotDescription::tree (revolute or prismatic).
   int joint{-1};
   double gear{1.0};
+  /// Servo gains (kPosition: kp [N/m or N m/rad per unit of gear^2], kv;
+  /// kVelocity: kv), >= 0.
+  double kp{0.0};
+  double kv{0.0};
   double ctrl_lower{-std::numeric_limits<double>::infinity()};
   double ctrl_upper{std::numeric_limits<double>::infinity()};
   double force_lower{-std::numeric_limits<double>::infinity()};
@@ -71,8 +90,8 @@ struct RobotDescription {
   /// in link order, each link's in document order. Display only.
   std::vector<VisualGeometry> visuals;
   std::vector<JointCoupling> couplings;
-  /// Motors, in file order; their controls are set at run time
-  /// (TimeStepper::SetControls), zero until then.
+  /// Actuators (motors and servos), in file order; their controls are set
+  /// at run time (TimeStepper::SetControls), zero until then.
   std::vector<RobotActuator> actuators;
   /// Generalized positions at load: zeros, with a floating base at the base
   /// pose.

@@ -43,6 +43,11 @@ struct JointActuation {
   /// Effort limit [N m or N], > 0; default the URDF joint's effort limit
   /// (infinite when the URDF gives none).
   double effort_limit{std::numeric_limits<double>::infinity()};
+  /// A servo of the robot's file (RobotDescription::actuators index, an
+  /// MJCF <position> or <velocity>): its control u, clamped to its control
+  /// range, sets the target (position u / gear, or velocity u / gear)
+  /// instead of `target` and `target_velocity`. -1: none.
+  int servo{-1};
 };
 
 /// One robot (YAML `robots:` item).

@@ -151,6 +151,7 @@ RobotSpec SceneParser::ParseRobot(const YAML::Node& n, const std::string& field,
   if (n["actuation"]) {
     ParseActuation(n["actuation"], field + ".actuation", &r);
   }
+  AddServoActuation(&r);
   return r;
 }
 
@@ -220,13 +221,21 @@ void SceneParser::LoadModelFileRobot(const YAML::Node& n,
     try {
       if (mjcf) {
         MjcfModel model = LoadMjcf(path);
-        // MuJoCo never lets a body touch its parent.
+        // MuJoCo never lets a body touch its parent, nor the pairs of
+        // <contact><exclude>.
         m->filter_pairs.resize(model.robots.size());
         for (const MjcfBody& b : model.bodies) {
           if (b.robot < 0 || b.parent < 0) continue;
           const MjcfBody& p = model.bodies[b.parent];
           if (p.robot == b.robot && p.link != b.link) {
             m->filter_pairs[b.robot].emplace_back(p.link, b.link);
+          }
+        }
+        for (const auto& [i, j] : model.excluded_bodies) {
+          const MjcfBody& a = model.bodies[i];
+          const MjcfBody& b = model.bodies[j];
+          if (a.link != b.link) {
+            m->filter_pairs[a.robot].emplace_back(a.link, b.link);
           }
         }
         m->world = std::move(model);
@@ -625,6 +634,34 @@ void SceneParser::ParseActuation(const YAML::Node& n, const std::string& field,
               "the pattern '" + p.key + "' matches none of robot '" + r->name +
                   "''s actuable joints that are not listed by name");
     }
+  }
+}
+
+// The file's position and velocity servos (RobotActuator kPosition,
+// kVelocity) as implicit PD rows driven by their controls, on joints the
+// scene's actuation: does not already drive.
+void SceneParser::AddServoActuation(RobotSpec* r) {
+  const std::vector<RobotActuator>& list = r->description.actuators;
+  for (size_t k = 0; k < list.size(); ++k) {
+    const RobotActuator& s = list[k];
+    if (s.kind == ActuatorKind::kMotor) continue;
+    bool driven = false;
+    for (const JointActuation& a : r->actuation) {
+      driven = driven || a.joint == s.joint;
+    }
+    if (driven) continue;
+    JointActuation a;
+    a.joint = s.joint;
+    a.servo = static_cast<int>(k);
+    const double g2 = s.gear * s.gear;
+    a.kp = s.kind == ActuatorKind::kPosition ? s.kp * g2 : 0.0;
+    a.kd = s.kv * g2;
+    const double bound =
+        std::max(std::abs(s.force_lower), std::abs(s.force_upper));
+    a.effort_limit = std::isfinite(bound)
+                         ? std::abs(s.gear) * bound
+                         : std::numeric_limits<double>::infinity();
+    r->actuation.push_back(std::move(a));
   }
 }
 

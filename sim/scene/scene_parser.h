@@ -137,6 +137,9 @@ class SceneParser {
 
   void ParseActuation(const YAML::Node& n, const std::string& field,
                       RobotSpec* r);
+  // The robot file's servos (MJCF <position>, <velocity>) as actuation
+  // rows on joints actuation: left free (RobotSpec::actuation's servo).
+  void AddServoActuation(RobotSpec* r);
   // One actuation entry's gains, targets and feed-forward into *a; true
   // when it gives effort_limit (else the joint's URDF limit applies).
   bool ParseActuationGains(const YAML::Node& m, const std::string& af,

@@ -256,13 +256,13 @@ void TimeStepper::SetControls(int r, const Eigen::VectorXd& u) {
   if (static_cast<size_t>(u.size()) != n) {
     throw std::invalid_argument("TimeStepper::SetControls: robot '" +
                                 spec.name + "' has " + std::to_string(n) +
-                                " motor" + (n == 1 ? "" : "s") + ", not " +
+                                " actuator" + (n == 1 ? "" : "s") + ", not " +
                                 std::to_string(u.size()));
   }
   for (size_t k = 0; k < n; ++k) {
     if (!std::isfinite(u[k])) {
       throw std::invalid_argument(
-          "TimeStepper::SetControls: robot '" + spec.name + "' motor '" +
+          "TimeStepper::SetControls: robot '" + spec.name + "' actuator '" +
           spec.description.actuators[k].name + "': control must be finite");
     }
   }

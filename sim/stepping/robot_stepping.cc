@@ -145,6 +145,7 @@ void TimeStepper::AddMotorForces(int r, Eigen::VectorXd* tau) const {
   const RobotDescription& d = scene_.robots[r].description;
   for (size_t k = 0; k < d.actuators.size(); ++k) {
     const RobotActuator& a = d.actuators[k];
+    if (a.kind != ActuatorKind::kMotor) continue;  // servos: PD rows
     const double u =
         std::clamp(inputs_.controls[r][k], a.ctrl_lower, a.ctrl_upper);
     (*tau)[d.tree.velocity_start(a.joint)] +=
@@ -312,6 +313,15 @@ void TimeStepper::AddRobotProblem(int r) {
       a.target(k) = o.position;
       a.target_velocity(k) = o.velocity;
       a.feedforward(k) = o.feedforward;
+    } else if (act.servo >= 0) {  // SetControls: an MJCF servo
+      const RobotActuator& s = spec.description.actuators[act.servo];
+      const double u = std::clamp(inputs_.controls[r][act.servo], s.ctrl_lower,
+                                  s.ctrl_upper) /
+                       s.gear;
+      const bool position = s.kind == ActuatorKind::kPosition;
+      a.target(k) = position ? u : a.position(k);
+      a.target_velocity(k) = position ? 0.0 : u;
+      a.feedforward(k) = 0.0;
     } else {
       a.target(k) = act.target.ScalarValue(t_end);
       a.target_velocity(k) = act.target_velocity.ScalarValue(t_end);

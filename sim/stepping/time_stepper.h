@@ -332,17 +332,19 @@ class TimeStepper {
   /// SetJointTorque for each entry; checks every name before setting any.
   void SetJointTorques(int r, const std::map<std::string, double>& torques);
 
-  /// The controls of robot r's motors (RobotDescription::actuators, e.g.
-  /// an MJCF file's <motor>s, in their order), held from the next step on
-  /// until replaced: motor k adds gear_k * f_k to its joint's generalized
-  /// force, f_k = u_k clamped to its control range, then to its force
-  /// range. Zero at the start. @throws std::invalid_argument on a bad
-  /// robot index, a size other than the robot's motor count, or a
-  /// non-finite entry.
+  /// The controls of robot r's actuators (RobotDescription::actuators, an
+  /// MJCF file's motors and servos, in their order), held from the next
+  /// step on until replaced. A motor k adds gear_k * f_k to its joint's
+  /// generalized force, f_k = u_k clamped to its control range, then to its
+  /// force range; a position (velocity) servo sets its joint's implicit PD
+  /// target to u_k / gear_k, u_k clamped to its control range (a joint's
+  /// SetActuationTarget overrides it). Zero at the start.
+  /// @throws std::invalid_argument on a bad robot index, a size other than
+  /// the robot's actuator count, or a non-finite entry.
   void SetControls(int r, const Eigen::VectorXd& u);
   /// The controls last set (zeros at the start).
   const Eigen::VectorXd& Controls(int r) const;
-  /// The names of robot r's motors, in control order.
+  /// The names of robot r's actuators, in control order.
   std::vector<std::string> ActuatorNames(int r) const;
 
   /// A wrench on `target`, a body name or "<robot>/<link>", held for every

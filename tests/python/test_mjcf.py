@@ -20,7 +20,7 @@ def test_inverted_double_pendulum_runs_with_its_time_step_and_warnings():
     assert sim.robot_names == ["cart"]
     # Its one motor drives the cart's slider: gear 500, control in [-1, 1].
     assert sim.actuator_names("cart") == ["slide"]
-    with pytest.raises(ValueError, match="has 1 motor, not 2"):
+    with pytest.raises(ValueError, match="has 1 actuator, not 2"):
         sim.set_controls("cart", [0.0, 0.0])
     sim.set_controls("cart", [3.0])
     assert sim.controls("cart").tolist() == [3.0]

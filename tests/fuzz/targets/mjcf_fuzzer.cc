@@ -134,6 +134,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
           robot.collision_filter_pairs.emplace_back(p.link, b.link);
         }
       }
+      for (const auto& [a, b] : model.excluded_bodies) {
+        if (model.bodies[a].robot == static_cast<int>(i) &&
+            model.bodies[a].link != model.bodies[b].link) {
+          robot.collision_filter_pairs.emplace_back(model.bodies[a].link,
+                                                    model.bodies[b].link);
+        }
+      }
       robot.base_pose.position = Vector3(0, 0, 0.5);
       try {
         PlaceRobot(robot.base_pose, &robot.description);

@@ -226,7 +226,11 @@ TEST(MjcfLoader, WarningsForWhatIsNotModelled) {
       <site name="s"/>
     </body>
   </worldbody>
-  <actuator><motor joint="j1"/><position joint="j2" kp="10"/></actuator>
+  <actuator><motor joint="j1"/><position joint="j2" kp="10"/>
+    <general joint="j1" dyntype="filter" gainprm="2"/>
+    <general joint="j2" gainprm="2" gear="3" forcerange="-1 4"/>
+    <position joint="j2" kp="3" forcerange="-1 2"/>
+    <cylinder joint="j1"/></actuator>
 </mujoco>)",
                                 "warn.xml");
   const RobotDescription& r = m.robots.at(0);
@@ -241,13 +245,33 @@ TEST(MjcfLoader, WarningsForWhatIsNotModelled) {
   EXPECT_NEAR(j2.spring_reference, M_PI / 2, 1e-15);
   EXPECT_EQ(r.collision_counts.approximated, 1);
   EXPECT_TRUE(AnyLineContains(m.warnings, "integrator 'RK4'"));
-  EXPECT_TRUE(AnyLineContains(
-      m.warnings, "<position> actuators are not applied yet (motors are)"));
-  // A motor on j1 is read (defaults: gear 1, no ranges).
-  ASSERT_EQ(r.actuators.size(), 1u);
+  // A motor on j1 is read (defaults: gear 1, no ranges), a position servo
+  // on j2 (kp 10, kv 0), a <general> motor of gain 2 (gear 2 x 3, its force
+  // range in units of u); activation dynamics, an asymmetric servo force
+  // range and other actuator kinds are warned.
+  ASSERT_EQ(r.actuators.size(), 4u);
+  EXPECT_EQ(r.actuators[0].kind, ActuatorKind::kMotor);
   EXPECT_EQ(r.actuators[0].joint, r.tree.FindJoint("j1"));
   EXPECT_EQ(r.actuators[0].gear, 1.0);
   EXPECT_TRUE(std::isinf(r.actuators[0].ctrl_upper));
+  EXPECT_EQ(r.actuators[1].kind, ActuatorKind::kPosition);
+  EXPECT_EQ(r.actuators[1].kp, 10.0);
+  EXPECT_EQ(r.actuators[1].kv, 0.0);
+  EXPECT_EQ(r.actuators[2].kind, ActuatorKind::kMotor);
+  EXPECT_EQ(r.actuators[2].gear, 6.0);
+  EXPECT_EQ(r.actuators[2].force_lower, -0.5);
+  EXPECT_EQ(r.actuators[2].force_upper, 2.0);
+  EXPECT_TRUE(AnyLineContains(m.warnings,
+                              "warn.xml:14: <general>: a "
+                              "<general> actuator that is not"));
+  EXPECT_TRUE(AnyLineContains(m.warnings,
+                              "warn.xml:16: <position>: the "
+                              "servo's forcerange is not "
+                              "symmetric"));
+  EXPECT_TRUE(
+      AnyLineContains(m.warnings,
+                      "warn.xml:17: <cylinder>: <cylinder> actuators are not "
+                      "applied (motor, position, velocity and general are)"));
   EXPECT_TRUE(AnyLineContains(m.warnings, "ignored 1 <light>, 1 <site>"));
   // The ellipsoid's mass properties are its own: m = rho 4/3 pi abc.
   EXPECT_NEAR(r.tree.link(r.tree.FindLink("b")).inertia.mass,

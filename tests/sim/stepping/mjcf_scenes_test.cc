@@ -204,6 +204,118 @@ TEST(MjcfScenes, MotorsTurnTheirJointsByGearTimesTheClampedControl) {
   EXPECT_EQ(stepper.JointEfforts(1)[0], 1.5);
 }
 
+// <position> and <velocity> servos (and <general> actuators that are
+// servos) drive their joints through the implicit PD: a velocity servo of
+// gain kv and gear g on inertia I takes v_(n+1) = (I v_n + dt kd u/g) /
+// (I + dt kd), kd = kv g^2, and a position servo settles at u / g.
+TEST(MjcfScenes, ServosDriveTheirJointsThroughTheImplicitPd) {
+  const fs::path dir = fs::temp_directory_path() /
+                       ("sapcontact_mjcf_servo_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "servo.xml").string();
+  std::ofstream(path) << R"(<mujoco>
+  <option timestep="0.001" gravity="0 0 0"/>
+  <worldbody>
+    <body name="a"><joint name="ja" axis="0 1 0"/>
+      <geom type="sphere" size="0.001" mass="1" pos="1 0 0"/></body>
+    <body name="b" pos="0 5 0"><joint name="jb" axis="0 1 0"/>
+      <geom type="sphere" size="0.001" mass="1" pos="1 0 0"/></body>
+    <body name="c" pos="0 10 0"><joint name="jc" axis="0 1 0"/>
+      <geom type="sphere" size="0.001" mass="1" pos="1 0 0"/></body>
+  </worldbody>
+  <actuator>
+    <velocity name="va" joint="ja" kv="20" gear="2"/>
+    <position name="pb" joint="jb" kp="50" kv="5" gear="2"
+              ctrlrange="-1 0.6"/>
+    <general name="gc" joint="jc" gainprm="30" biastype="affine"
+             biasprm="0 -30 -10"/>
+  </actuator>
+</mujoco>)";
+  const Scene scene = LoadScene(path, {"duration=1"});
+  ASSERT_EQ(scene.robots[2].description.actuators.size(), 1u);
+  const RobotActuator& gc = scene.robots[2].description.actuators[0];
+  EXPECT_EQ(gc.kind, ActuatorKind::kPosition);
+  EXPECT_EQ(gc.kp, 30.0);
+  EXPECT_EQ(gc.kv, 10.0);
+  ASSERT_EQ(scene.robots[0].actuation.size(), 1u);
+  EXPECT_EQ(scene.robots[0].actuation[0].kd, 20.0 * 4);
+  EXPECT_EQ(scene.robots[1].actuation[0].kp, 50.0 * 4);
+  TimeStepper stepper(scene);
+  stepper.SetControls(0, Eigen::VectorXd::Constant(1, 3.0));  // v -> 1.5
+  stepper.SetControls(1, Eigen::VectorXd::Constant(1, 2.0));  // 0.6 -> 0.3
+  stepper.SetControls(2, Eigen::VectorXd::Constant(1, -0.2));
+  const double I = 1.0 + 0.4 * 1e-6, dt = 1e-3, kd = 80.0;
+  double v = 0.0;
+  for (int k = 0; k < 20; ++k) {
+    stepper.Step();
+    v = (I * v + dt * kd * 1.5) / (I + dt * kd);
+  }
+  EXPECT_NEAR(stepper.robot_states()[0].v[0], v, 1e-9);
+  // Damped (damping ratios 0.7 and 0.9) for 3 s: at rest on their targets,
+  // to the solver's tolerance.
+  for (int k = 0; k < 3000; ++k) stepper.Step();
+  EXPECT_NEAR(stepper.robot_states()[0].v[0], 1.5, 1e-4);
+  EXPECT_NEAR(stepper.robot_states()[1].q[0], 0.3, 1e-4);
+  EXPECT_NEAR(stepper.robot_states()[2].q[0], -0.2, 1e-4);
+  // SetActuationTarget overrides the servo's control.
+  stepper.SetActuationTarget(1, "jb", -0.1);
+  for (int k = 0; k < 3000; ++k) stepper.Step();
+  EXPECT_NEAR(stepper.robot_states()[1].q[0], -0.1, 1e-4);
+}
+
+// The Fetch pick-and-place model of Gym's robotics set (its includes
+// gunzipped beside it): a mocap body and a weld (warned), position servos
+// on the fingers, contact excludes. It runs, and the fingers open to their
+// control.
+TEST(MjcfScenes, FetchPickAndPlaceRunsAndItsFingersFollowTheirServos) {
+  const std::string src = "/usr/share/doc/dart/data/mjcf/openai/robotics";
+  if (!fs::exists(src)) GTEST_SKIP() << src;
+  const fs::path dir = fs::temp_directory_path() /
+                       ("sapcontact_fetch_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string cmd =
+      "cp -r '" + src + "/.' '" + dir.string() + "' && chmod -R u+w '" +
+      dir.string() + "' && gzip -df '" + dir.string() +
+      "/fetch/robot.xml.gz' '" + dir.string() + "/fetch/shared.xml.gz'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const Scene scene =
+      LoadScene((dir / "fetch/pick_and_place.xml").string(), {"duration=0.5"});
+  bool weld_warned = false;
+  for (const std::string& w : scene.warnings) {
+    weld_warned |= w.find("<equality>") != std::string::npos;
+  }
+  EXPECT_TRUE(weld_warned);
+  int fetch = -1;
+  for (size_t r = 0; r < scene.robots.size(); ++r) {
+    if (scene.robots[r].description.actuators.size() == 2) fetch = r;
+  }
+  ASSERT_GE(fetch, 0);
+  TimeStepper stepper(scene);
+  const RobotSpec& robot = scene.robots[fetch];
+  EXPECT_EQ(robot.description.actuators[0].kind, ActuatorKind::kPosition);
+  // <contact><exclude>: the two fingers never collide with each other.
+  const int l = robot.description.tree.FindLink("robot0:l_gripper_finger_link");
+  const int r = robot.description.tree.FindLink("robot0:r_gripper_finger_link");
+  bool excluded = false;
+  for (const auto& [a, b] : robot.collision_filter_pairs) {
+    excluded |= (a == r && b == l) || (a == l && b == r);
+  }
+  EXPECT_TRUE(excluded);
+  stepper.SetControls(fetch, Eigen::Vector2d(0.03, 0.03));
+  int failed = 0;
+  for (int k = 0; k < 250; ++k) failed += stepper.Step().failed;
+  EXPECT_EQ(failed, 0);
+  const MultibodyTree& tree = robot.description.tree;
+  for (const char* finger :
+       {"robot0:l_gripper_finger_joint", "robot0:r_gripper_finger_joint"}) {
+    const int j = tree.FindJoint(finger);
+    ASSERT_GE(j, 0) << finger;
+    EXPECT_NEAR(stepper.robot_states()[fetch].q[tree.position_start(j)], 0.03,
+                1e-3)
+        << finger;
+  }
+}
+
 TEST(MjcfScenes, RobotsOfAYamlSceneAndTheirErrors) {
   const std::string reacher = GymModel("reacher");
   const std::string hopper = GymModel("hopper");
