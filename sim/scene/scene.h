@@ -112,6 +112,23 @@ struct CollisionSettings {
   double margin{1.0e-3};
 };
 
+/// How robots' velocities advance (YAML `integrator.robots`; docs/theory.md
+/// §17, docs/robots.md "Robot dynamics").
+enum class RobotIntegrator {
+  /// (M(q_k) + dt D) v* = M(q_(k-1)) v_k + dt (tau - g(q_k) + k(q_k, v)):
+  /// the discrete Euler-Lagrange step; no energy drift when M depends on q.
+  kVariational,
+  /// (M(q_k) + dt D) v* = M(q_k) v_k + dt (tau - c(q_k, v_k)): MuJoCo's
+  /// Euler (damping implicit, springs and Coriolis forces explicit), for
+  /// step-by-step agreement with MuJoCo models.
+  kEuler,
+};
+
+/// YAML `integrator:` (optional).
+struct IntegratorSettings {
+  RobotIntegrator robots{RobotIntegrator::kVariational};
+};
+
 /// One rigid body (YAML `bodies:` item, after grid expansion).
 struct Body {
   /// Unique name; grid copies are named <name>_i_j_k (0-based indices).
@@ -161,6 +178,7 @@ struct Scene {
   std::vector<ExternalForce> external_forces;
   OutputSettings output;
   CollisionSettings collision;
+  IntegratorSettings integrator;
   /// What loading did not take as written, one line each, naming the field
   /// (and the URDF file:line for robots): geometry a robot's URDF dropped
   /// or approximated (RobotDescription::warnings), a mesh that collides as

@@ -131,6 +131,14 @@ Scene SceneParser::Parse(const YAML::Node& root) {
                     "a larger margin makes every nearby pair a contact");
     }
   }
+  if (root["integrator"]) {
+    const YAML::Node in = root["integrator"];
+    r_.CheckMap(in, "integrator", scene_internal::IntegratorKeys());
+    if (in["robots"]) {
+      scene.integrator.robots = static_cast<RobotIntegrator>(r_.Choice(
+          in["robots"], "integrator.robots", {"variational", "euler"}));
+    }
+  }
   const YAML::Node robots = root["robots"];
   // (Robots that are not a list fail in ParseRobots.)
   const bool has_robots = robots && !robots.IsNull() &&

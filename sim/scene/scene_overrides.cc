@@ -23,6 +23,7 @@ enum class Section {
   kGrid,
   kOutput,
   kCollision,
+  kIntegrator,
   kPrescribed,
   kRobots,  // the list, robots addressed by name
   kRobot,
@@ -168,6 +169,7 @@ class Applier {
         if (k == "bodies") return Section::kBodies;
         if (k == "output") return Section::kOutput;
         if (k == "collision") return Section::kCollision;
+        if (k == "integrator") return Section::kIntegrator;
         break;
       case Section::kSolver:
         check(SolverKeys());
@@ -180,6 +182,9 @@ class Applier {
         break;
       case Section::kCollision:
         check(CollisionKeys());
+        break;
+      case Section::kIntegrator:
+        check(IntegratorKeys());
         break;
       case Section::kBody:
         check(BodyKeys());

@@ -21,8 +21,13 @@ namespace scene_internal {
 
 const std::vector<std::string>& RootKeys() {
   static const std::vector<std::string> k{
-      "time_step", "duration", "gravity",         "solver", "materials",
-      "bodies",    "robots",   "external_forces", "output", "collision"};
+      "time_step", "duration",  "gravity",   "solver",
+      "materials", "bodies",    "robots",    "external_forces",
+      "output",    "collision", "integrator"};
+  return k;
+}
+const std::vector<std::string>& IntegratorKeys() {
+  static const std::vector<std::string> k{"robots"};
   return k;
 }
 const std::vector<std::string>& SolverKeys() {

@@ -23,6 +23,7 @@ const std::vector<std::string>& BodyKeys();
 const std::vector<std::string>& GridKeys();
 const std::vector<std::string>& OutputKeys();
 const std::vector<std::string>& CollisionKeys();
+const std::vector<std::string>& IntegratorKeys();
 const std::vector<std::string>& PrescribedKeys();
 const std::vector<std::string>& RobotKeys();
 const std::vector<std::string>& RobotBaseKeys();

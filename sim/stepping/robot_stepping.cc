@@ -218,10 +218,18 @@ void TimeStepper::AddRobotProblem(int r) {
          (diverged.empty() ? " (a moving link without mass or inertia?)"
                            : diverged));
   }
-  tree.v_star = llt.solve(
-      step_.robot_momentum[r] +
-      dt * (scratch_.tau +
-            RobotVelocityForces(r, 2.0 * st.v - step_.robot_previous_v[r])));
+  if (scene_.integrator.robots == RobotIntegrator::kEuler) {
+    // MuJoCo's Euler: A v* = M(q_k) v_k + dt (tau - g(q_k) - C(q_k, v_k)).
+    CalcBiasForces(mb, st.q, st.v, Eigen::Vector3d::Zero(), &scratch_.coriolis);
+    scratch_.tau -= scratch_.coriolis;
+    scratch_.coriolis.noalias() = M * st.v;
+    tree.v_star = llt.solve(scratch_.coriolis + dt * scratch_.tau);
+  } else {
+    tree.v_star = llt.solve(
+        step_.robot_momentum[r] +
+        dt * (scratch_.tau +
+              RobotVelocityForces(r, 2.0 * st.v - step_.robot_previous_v[r])));
+  }
   // The tree's offset in the stacked velocities (bodies' trees first).
   int offset = 6 * static_cast<int>(layout_.body_of_tree.size());
   for (int q = 0; q < r; ++q) {

@@ -126,6 +126,12 @@ StepDerivatives TimeStepper::CalcStepDerivatives(
         "CalcStepDerivatives: the SAP model only (solver.model is the rigid "
         "QP)");
   }
+  if (scene_.integrator.robots != RobotIntegrator::kVariational &&
+      !scene_.robots.empty()) {
+    throw std::invalid_argument(
+        "CalcStepDerivatives: robots stepped with integrator.robots: euler "
+        "are not differentiated (the variational step is)");
+  }
   if (sleep_.num_sleeping > 0) {
     throw std::invalid_argument(
         "CalcStepDerivatives: " + std::to_string(sleep_.num_sleeping) +

@@ -693,7 +693,7 @@ class TimeStepper {
   struct Scratch {
     Eigen::MatrixXd frame_J;
     std::vector<Eigen::Matrix<double, 6, 1>> link_velocities;
-    Eigen::VectorXd bias, tau, spring, column, motor;
+    Eigen::VectorXd bias, tau, spring, column, motor, coriolis;
   };
   Scratch scratch_;
 };

@@ -38,7 +38,8 @@ Scene LoadWith(const std::vector<std::string>& overrides) {
 TEST(SceneOverrides, ScalarsAndSections) {
   const Scene s = LoadWith(
       {"time_step=0.01", "duration=3", "solver.near_rigid_threshold=0.1",
-       "solver.model=rigid", "output.every=5", "collision.margin=0.002"});
+       "solver.model=rigid", "output.every=5", "collision.margin=0.002",
+       "integrator.robots=euler"});
   EXPECT_EQ(s.time_step, 0.01);
   EXPECT_EQ(s.duration, 3.0);
   // The file has no solver/output/collision sections: they are created.
@@ -47,6 +48,18 @@ TEST(SceneOverrides, ScalarsAndSections) {
   EXPECT_EQ(s.solver.friction_regularization, 1e-3);  // untouched default
   EXPECT_EQ(s.output.every, 5);
   EXPECT_EQ(s.collision.margin, 0.002);
+  EXPECT_EQ(s.integrator.robots, RobotIntegrator::kEuler);
+  EXPECT_EQ(LoadWith({}).integrator.robots, RobotIntegrator::kVariational);
+  try {
+    LoadWith({"integrator.robots=rk4"});
+    ADD_FAILURE() << "loaded";
+  } catch (const SceneError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "integrator.robots: unknown value 'rk4' (expected "
+                  "variational | euler)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(SceneOverrides, Materials) {
