@@ -809,6 +809,22 @@ void MjcfReader::ScaleToTotalMass() {
 
 MjcfModel MjcfReader::Read() {
   model_.name = doc_.model_name();
+  // MuJoCo's sections; anything else in <mujoco> (a <body> of a file
+  // written to be included inside <worldbody>) is refused, as MuJoCo does.
+  static const char* const kSections[] = {
+      "compiler",  "option",   "size",   "visual",    "statistic", "default",
+      "extension", "custom",   "asset",  "worldbody", "contact",   "equality",
+      "tendon",    "actuator", "sensor", "keyframe"};
+  for (const Element* c : doc_.Children(doc_.root())) {
+    const std::string t = MjcfDocument::Tag(c);
+    bool known = false;
+    for (const char* s : kSections) known = known || t == s;
+    if (!known) {
+      doc_.Fail(c, "<" + t +
+                       "> is not a section of <mujoco> (a file meant to be "
+                       "<include>d inside another element?)");
+    }
+  }
   ReadOptions();
   ReadAssets();
   for (const Element* wb : doc_.Children(doc_.root(), "worldbody")) {

@@ -314,6 +314,35 @@ TEST(MjcfScenes, FetchPickAndPlaceRunsAndItsFingersFollowTheirServos) {
                 1e-3)
         << finger;
   }
+  // The other Fetch tasks run; the two include fragments are refused
+  // naming their lines.
+  for (const char* task : {"push", "reach", "slide"}) {
+    SCOPED_TRACE(task);
+    const Scene s =
+        LoadScene((dir / "fetch" / (std::string(task) + ".xml")).string(),
+                  {"duration=0.3"});
+    const SimulationSummary summary = Simulate(s);
+    EXPECT_EQ(summary.failed_steps, 0) << summary.first_failure;
+  }
+  const auto refusal = [&](const char* file) {
+    try {
+      LoadScene((dir / "fetch" / file).string());
+    } catch (const SceneError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(loaded)");
+  };
+  EXPECT_NE(refusal("robot.xml")
+                .find("robot.xml:2: <body "
+                      "name='robot0:mocap'>: <body> is not a "
+                      "section of <mujoco>"),
+            std::string::npos)
+      << refusal("robot.xml");
+  EXPECT_NE(refusal("shared.xml")
+                .find("shared.xml:43: <exclude>: no body "
+                      "named 'robot0:r_gripper_finger_link'"),
+            std::string::npos)
+      << refusal("shared.xml");
 }
 
 TEST(MjcfScenes, RobotsOfAYamlSceneAndTheirErrors) {
