@@ -13,6 +13,7 @@
 #include "sapcontact/geometry/triangle_mesh.h"
 #include "sapcontact/sim/robot/mjcf_document.h"
 #include "sapcontact/sim/robot/mjcf_geom.h"
+#include "sapcontact/sim/robot/visual_mesh_cache.h"
 
 namespace sapcontact {
 namespace {
@@ -127,10 +128,6 @@ class MjcfReader {
   LinkInertia BodyInertia(const Element* e, const Isometry3d& X_WB,
                           const std::vector<MjcfGeom>& geoms);
   void CountIgnored(const Element* e);
-  // A mesh file's triangles, scaled, for the visuals (read once per file
-  // and scale).
-  std::shared_ptr<const TriangleMesh> VisualMesh(const std::string& path,
-                                                 const Vector3d& scale);
 
   const MjcfDocument& doc_;
   const MjcfOptions& options_;
@@ -139,31 +136,14 @@ class MjcfReader {
   double static_mass_{0.0};
   std::map<std::string, const Element*> meshes_;
   std::map<std::string, int> ignored_;
-  std::map<std::pair<std::string, std::string>,
-           std::shared_ptr<const TriangleMesh>>
-      visual_meshes_;
+  // A mesh file's triangles, scaled, for the visuals.
+  VisualMeshCache visual_meshes_{options_.mesh_limits};
   // Per robot: the collision geoms' masks and bodies (SelfCollides).
   struct GeomMask {
     int contype, conaffinity, body;
   };
   std::vector<std::vector<GeomMask>> masks_;
 };
-
-std::shared_ptr<const TriangleMesh> MjcfReader::VisualMesh(
-    const std::string& path, const Vector3d& scale) {
-  std::ostringstream key;
-  key.precision(17);
-  key << scale.transpose();
-  std::shared_ptr<const TriangleMesh>& mesh = visual_meshes_[{path, key.str()}];
-  if (mesh == nullptr) {
-    // The collision shape read the same file within the same limits.
-    auto read = std::make_shared<TriangleMesh>(
-        ReadMeshFile(path, options_.mesh_limits));
-    ScaleMesh(read.get(), scale);
-    mesh = std::move(read);
-  }
-  return mesh;
-}
 
 bool MjcfReader::HasJoint(const Element* body) const {
   for (const Element* c : doc_.Children(body)) {
@@ -555,7 +535,7 @@ void MjcfReader::ReadBody(const Element* e, const std::string& inherited,
       v.coloured = true;
       if (g.shape.type == ShapeType::kMesh) {
         v.file = g.mesh_file;
-        v.mesh = VisualMesh(g.mesh_file, g.shape.mesh->scale);
+        v.mesh = visual_meshes_.Get(g.mesh_file, g.shape.mesh->scale);
       }
       d->visuals.push_back(v);
       ++d->visual_counts.loaded;

@@ -14,21 +14,6 @@ using Eigen::Isometry3d;
 using Eigen::Matrix3d;
 using Eigen::Vector3d;
 
-std::shared_ptr<const TriangleMesh> SdfReader::VisualMesh(
-    const std::string& path, const Vector3d& scale) {
-  std::ostringstream key;
-  key.precision(17);
-  key << scale.transpose();
-  std::shared_ptr<const TriangleMesh>& mesh = visual_meshes_[{path, key.str()}];
-  if (mesh == nullptr) {
-    auto read = std::make_shared<TriangleMesh>(
-        ReadMeshFile(path, options_.mesh_limits));
-    ScaleMesh(read.get(), scale);
-    mesh = std::move(read);
-  }
-  return mesh;
-}
-
 bool SdfReader::ReadShape(const sdf::Geometry& geom, const sdf::ElementPtr& e,
                           bool moving, Shape* shape, std::string* mesh_file,
                           bool* approximated) {
@@ -214,7 +199,7 @@ void SdfReader::AddLinkGeometry(const LinkInfo& info, int link,
           const sdf::Mesh& m = *geom.MeshShape();
           v.type = ShapeType::kMesh;
           v.file = ResolveUri(m.Uri(), m.Element());
-          v.mesh = VisualMesh(v.file, ToVector(m.Scale()));
+          v.mesh = visual_meshes_.Get(v.file, ToVector(m.Scale()));
           break;
         }
         default:

@@ -16,6 +16,7 @@
 
 #include "sapcontact/geometry/triangle_mesh.h"
 #include "sapcontact/sim/robot/sdf_loader.h"
+#include "sapcontact/sim/robot/visual_mesh_cache.h"
 
 namespace sapcontact {
 // Named rather than anonymous: unity builds compile the loaders together.
@@ -90,15 +91,11 @@ class SdfReader {
   void AddLinkGeometry(const LinkInfo& info, int link,
                        const Eigen::Isometry3d& X_TL, int robot,
                        RobotDescription* d);
-  std::shared_ptr<const TriangleMesh> VisualMesh(const std::string& path,
-                                                 const Eigen::Vector3d& scale);
 
   std::string source_;
   const SdfOptions& options_;
   WorldDescription world_;
-  std::map<std::pair<std::string, std::string>,
-           std::shared_ptr<const TriangleMesh>>
-      visual_meshes_;
+  VisualMeshCache visual_meshes_{options_.mesh_limits};
 };
 
 }  // namespace sdf_loader_internal

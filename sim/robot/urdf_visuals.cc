@@ -41,9 +41,9 @@ UrdfVisualReader::UrdfVisualReader(std::string source, MeshLimits limits,
                                    ResolveUri resolve,
                                    std::vector<std::string>* warnings)
     : source_(std::move(source)),
-      limits_(limits),
       resolve_(std::move(resolve)),
-      warnings_(warnings) {}
+      warnings_(warnings),
+      meshes_(limits) {}
 
 void UrdfVisualReader::Fail(int line, const std::string& who,
                             const std::string& what) const {
@@ -136,22 +136,13 @@ std::shared_ptr<const TriangleMesh> UrdfVisualReader::ReadMesh(
     warnings_->push_back(std::string(e.what()) + " (the visual is not drawn)");
     return nullptr;
   }
-  std::ostringstream key;
-  key.precision(17);
-  key << scale.transpose();
-  std::shared_ptr<const TriangleMesh>& mesh = meshes_[{path, key.str()}];
-  if (mesh != nullptr) return mesh;
   try {
-    auto read = std::make_shared<TriangleMesh>(ReadMeshFile(path, limits_));
-    ScaleMesh(read.get(), scale);
-    mesh = std::move(read);
+    return meshes_.Get(path, scale);
   } catch (const std::invalid_argument& e) {  // MeshError
-    meshes_.erase({path, key.str()});
     Warn(s->Row(), who + ": " + Tag(s, "filename") + ": " + e.what() +
                        " (the visual is not drawn)");
     return nullptr;
   }
-  return mesh;
 }
 
 bool UrdfVisualReader::ReadVisual(const TiXmlElement* v, const std::string& who,

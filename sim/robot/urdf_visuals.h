@@ -25,6 +25,7 @@
 
 #include "sapcontact/geometry/mesh_shape.h"
 #include "sapcontact/sim/robot/visual_geometry.h"
+#include "sapcontact/sim/robot/visual_mesh_cache.h"
 
 class TiXmlElement;
 
@@ -78,13 +79,10 @@ class UrdfVisualReader {
                                                std::string* file);
 
   std::string source_;
-  MeshLimits limits_;
   ResolveUri resolve_;
   std::vector<std::string>* warnings_;
   std::map<std::string, Colour> materials_;
-  std::map<std::pair<std::string, std::string>,
-           std::shared_ptr<const TriangleMesh>>
-      meshes_;  ///< by (path, scale text)
+  VisualMeshCache meshes_;
 };
 
 }  // namespace sapcontact

@@ -1,9 +1,12 @@
 // Stepping what a fuzzed loader accepted (scene_fuzzer.cc, urdf_fuzzer.cc).
 #pragma once
 
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "sapcontact/geometry/shapes.h"
 #include "sapcontact/sim/scene/material.h"
@@ -66,6 +69,53 @@ inline void StepFew(const Scene& scene, int steps) {
                             "a step returned a non-finite robot state");
     }
   }
+}
+
+/// A folder that holds nothing but the files the target writes for one
+/// input (ProcessTempDir(tag), emptied on the first call), removed when the
+/// process exits normally. For a model file's own relative references
+/// (includes, meshes) to reach nothing else.
+inline const std::string& InputFileDir(const std::string& tag) {
+  static const std::string* const dir = [&tag] {
+    const auto* d = new std::string(ProcessTempDir(tag));
+    std::filesystem::remove_all(*d);
+    std::filesystem::create_directories(*d);
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(InputFileDir(""), ec);
+    });
+    return d;
+  }();
+  return *dir;
+}
+
+/// The robots of a model file's scene items (what scene_parse_robots.cc
+/// makes of robots: [{mjcf|sdf: ...}]) 0.5 m above the ground, stepped a
+/// few times when the scene validates. `loader` names the front end in
+/// the rule PlaceRobot must keep.
+inline void StepRobotsAboveGround(std::vector<RobotSpec> robots,
+                                  const char* loader) {
+  Scene scene = SceneWithGround();
+  for (RobotSpec& robot : robots) {
+    robot.fixed_base =
+        robot.description.tree.joint(0).type == JointType::kFixed;
+    robot.base_pose.position = Vector3(0, 0, 0.5);
+    try {
+      PlaceRobot(robot.base_pose, &robot.description);
+    } catch (const std::exception& e) {
+      Broken(
+          (std::string("PlaceRobot accepts every robot ") + loader + " returns")
+              .c_str(),
+          e.what());
+    }
+    scene.robots.push_back(std::move(robot));
+  }
+  try {
+    ValidateScene(scene);
+  } catch (const std::invalid_argument&) {
+    return;
+  }
+  StepFew(scene, 3);
 }
 
 }  // namespace fuzz

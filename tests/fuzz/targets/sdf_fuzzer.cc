@@ -63,30 +63,13 @@ bool SdfMayReachOutside(const std::string& xml) {
   return false;
 }
 
-// The folder that holds fuzz.sdf and nothing else (as in mjcf_fuzzer.cc).
-const std::string& SdfModelDir() {
-  static const std::string* const dir = [] {
-    namespace fs = std::filesystem;
-    const auto* d =
-        new std::string(sapcontact::fuzz::ProcessTempDir("sdf_fuzzer"));
-    fs::remove_all(*d);
-    fs::create_directories(*d);
-    std::atexit([] {
-      std::error_code ec;
-      std::filesystem::remove_all(SdfModelDir(), ec);
-    });
-    return d;
-  }();
-  return *dir;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   using namespace sapcontact;
   const std::string xml(reinterpret_cast<const char*>(data), size);
   if (SdfMayReachOutside(xml)) return 0;
-  const std::string path = SdfModelDir() + "/fuzz.sdf";
+  const std::string path = fuzz::InputFileDir("sdf_fuzzer") + "/fuzz.sdf";
   {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     f.write(xml.data(), static_cast<std::streamsize>(xml.size()));
@@ -107,35 +90,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   int links = 0;
   for (const RobotDescription& d : world.robots) links += d.tree.num_links();
   if (links <= 64) {
-    Scene scene = fuzz::SceneWithGround();
+    std::vector<RobotSpec> robots;
     for (std::size_t i = 0; i < world.robots.size(); ++i) {
       // What a scene's robots: [{sdf: fuzz.sdf, sdf_model: ...}] item makes
-      // of the robot (scene_parse_robots.cc), 0.5 m up.
+      // of the robot (scene_parse_robots.cc).
       RobotSpec robot;
       robot.name = "robot" + std::to_string(i);
       robot.sdf = "fuzz.sdf";
       robot.sdf_path = path;
       robot.sdf_model = world.robots[i].name;
       robot.description = std::move(world.robots[i]);
-      robot.fixed_base =
-          robot.description.tree.joint(0).type == JointType::kFixed;
       robot.self_collision = world.robot_self_collision[i];
-      robot.base_pose.position = Vector3(0, 0, 0.5);
-      try {
-        PlaceRobot(robot.base_pose, &robot.description);
-      } catch (const std::exception& e) {
-        fuzz::Broken("PlaceRobot accepts every robot ParseSdf returns",
-                     e.what());
-      }
-      scene.robots.push_back(std::move(robot));
+      robots.push_back(std::move(robot));
     }
-    bool valid = true;
-    try {
-      ValidateScene(scene);
-    } catch (const std::invalid_argument&) {
-      valid = false;
-    }
-    if (valid) fuzz::StepFew(scene, 3);
+    fuzz::StepRobotsAboveGround(std::move(robots), "ParseSdf");
   }
 
   if (Has(xml, "<!--scene-->")) {
