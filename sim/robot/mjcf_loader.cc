@@ -111,6 +111,7 @@ class MjcfReader {
   void ScaleToTotalMass();
   void ReadActuators();
   void ReadContactExcludes();
+  void ReadKeyframes();
   // Adds body `e` (and its subtree) to robot `d`.
   void ReadBody(const Element* e, const std::string& inherited, int parent_link,
                 const Isometry3d& X_PL_parent, const Isometry3d& X_W_parent,
@@ -143,6 +144,14 @@ class MjcfReader {
     int contype, conaffinity, body;
   };
   std::vector<std::vector<GeomMask>> masks_;
+  // MuJoCo's qpos layout: every MJCF joint in document order, its robot and
+  // the tree index of its (first) joint.
+  struct QposSlot {
+    const Element* e;
+    enum Kind { kFree, kBall, kScalar } kind;
+    int robot, joint;
+  };
+  std::vector<QposSlot> qpos_slots_;
 };
 
 bool MjcfReader::HasJoint(const Element* body) const {
@@ -374,6 +383,13 @@ int MjcfReader::AddJointChain(const Element* body, const std::string& body_name,
       link = d->tree.AddLink(l, joint);
     } catch (const std::invalid_argument& ex) {
       doc_.Fail(j, ex.what());
+    }
+    if (k == 0 || motions[k - 1].e != j) {
+      qpos_slots_.push_back({j,
+                             m.type == "free"             ? QposSlot::kFree
+                             : m.axis.squaredNorm() > 0.0 ? QposSlot::kBall
+                                                          : QposSlot::kScalar,
+                             static_cast<int>(model_.robots.size()), link});
     }
   }
   if (motions.empty()) {
@@ -757,6 +773,102 @@ void MjcfReader::ReadContactExcludes() {
   }
 }
 
+// <keyframe><key>: qpos and qvel in MuJoCo's layout (qpos_slots_) into
+// each robot's q and v; ctrl, act, mpos and mquat are warned.
+void MjcfReader::ReadKeyframes() {
+  int nq = 0, nv = 0;
+  for (const QposSlot& s : qpos_slots_) {
+    nq += s.kind == QposSlot::kFree ? 7 : s.kind == QposSlot::kBall ? 4 : 1;
+    nv += s.kind == QposSlot::kFree ? 6 : s.kind == QposSlot::kBall ? 3 : 1;
+  }
+  for (const Element* section : doc_.Children(doc_.root(), "keyframe")) {
+    for (const Element* e : doc_.Children(section, "key")) {
+      MjcfKeyframe key;
+      key.name = e->Attribute("name")
+                     ? e->Attribute("name")
+                     : "key" + std::to_string(model_.keyframes.size());
+      key.time = doc_.Number(e, "time", "", 0.0);
+      for (const RobotDescription& d : model_.robots) {
+        key.q.push_back(d.initial_positions);
+        key.v.push_back(VectorXd::Zero(d.tree.num_velocities()));
+      }
+      const auto numbers = [&](const char* name, int n) {
+        if (e->Attribute(name) == nullptr) return VectorXd();
+        const VectorXd x = doc_.Numbers(e, name, "", VectorXd::Zero(n));
+        return x;
+      };
+      const VectorXd qpos = numbers("qpos", nq);
+      const VectorXd qvel = numbers("qvel", nv);
+      int iq = 0, iv = 0;
+      for (const QposSlot& s : qpos_slots_) {
+        const MultibodyTree& tree = model_.robots[s.robot].tree;
+        VectorXd& q = key.q[s.robot];
+        VectorXd& v = key.v[s.robot];
+        const int pq = tree.position_start(s.joint);
+        const int pv = tree.velocity_start(s.joint);
+        if (s.kind == QposSlot::kFree) {
+          if (qpos.size() > 0) q.segment<7>(pq) = qpos.segment<7>(iq);
+          const Eigen::Quaterniond R(q[pq + 3], q[pq + 4], q[pq + 5],
+                                     q[pq + 6]);
+          if (qvel.size() > 0) {
+            v.segment<3>(pv) = qvel.segment<3>(iv);
+            // MuJoCo's angular velocity is in the body frame, ours in the
+            // world frame.
+            v.segment<3>(pv + 3) =
+                R.normalized() * Vector3d(qvel.segment<3>(iv + 3));
+          }
+          iq += 7, iv += 6;
+        } else if (s.kind == QposSlot::kBall) {
+          // R = Rx(a) Ry(b) Rz(c): the three hinges' angles.
+          Matrix3d R = Matrix3d::Identity();
+          if (qpos.size() > 0) {
+            R = Eigen::Quaterniond(qpos[iq], qpos[iq + 1], qpos[iq + 2],
+                                   qpos[iq + 3])
+                    .normalized()
+                    .toRotationMatrix();
+            const Vector3d abc = R.eulerAngles(0, 1, 2);
+            q.segment<3>(pq) = abc;
+          }
+          if (qvel.size() > 0 && qvel.segment<3>(iv).norm() > 0.0) {
+            // Body-frame angular velocity = E (a', b', c').
+            const Vector3d abc = q.segment<3>(pq);
+            const Matrix3d Rz =
+                Eigen::AngleAxisd(abc[2], Vector3d::UnitZ()).toRotationMatrix();
+            const Matrix3d Ry =
+                Eigen::AngleAxisd(abc[1], Vector3d::UnitY()).toRotationMatrix();
+            Matrix3d E;
+            E.col(0) = Rz.transpose() * Ry.transpose() * Vector3d::UnitX();
+            E.col(1) = Rz.transpose() * Vector3d::UnitY();
+            E.col(2) = Vector3d::UnitZ();
+            if (std::abs(std::cos(abc[1])) < 1e-9) {
+              doc_.Fail(e, "qvel of ball joint '" +
+                               std::string(s.e->Attribute("name")
+                                               ? s.e->Attribute("name")
+                                               : "") +
+                               "' at the hinges' gimbal lock (y angle +-90 "
+                               "degrees)");
+            }
+            v.segment<3>(pv) = E.inverse() * Vector3d(qvel.segment<3>(iv));
+          }
+          iq += 4, iv += 3;
+        } else {
+          if (qpos.size() > 0) q[pq] = qpos[iq];
+          if (qvel.size() > 0) v[pv] = qvel[iv];
+          iq += 1, iv += 1;
+        }
+      }
+      for (const char* unused : {"ctrl", "act", "mpos", "mquat"}) {
+        if (e->Attribute(unused) != nullptr) {
+          model_.warnings.push_back(doc_.Where(e) + ": " + unused +
+                                    " of a keyframe is not applied (qpos "
+                                    "and qvel are)");
+        }
+      }
+      model_.keyframes.push_back(std::move(key));
+    }
+  }
+}
+
 // compiler settotalmass: every body's mass and inertia times one factor.
 void MjcfReader::ScaleToTotalMass() {
   const double target = doc_.compiler().total_mass;
@@ -852,9 +964,9 @@ MjcfModel MjcfReader::Read() {
   ScaleToTotalMass();
   ReadActuators();
   ReadContactExcludes();
+  ReadKeyframes();
   // Sections this reader does not apply yet, and elements it ignores.
-  for (const char* section :
-       {"tendon", "equality", "contact", "sensor", "keyframe"}) {
+  for (const char* section : {"tendon", "equality", "contact", "sensor"}) {
     for (const Element* s : doc_.Children(doc_.root(), section)) {
       int n = 0;
       for (const Element* c : doc_.Children(s)) {

@@ -58,6 +58,17 @@ struct MjcfBody {
 /// contype/conaffinity and the first entry of friction; robot self-collision
 /// is on when some two of a robot's collision geoms on bodies that are not
 /// parent and child have matching bits.
+/// A <keyframe><key>: the robots' generalized positions and velocities it
+/// gives (our layout: a ball joint's quaternion as its three hinges' angles
+/// about x, then y, then z; a free joint's angular velocity in the world
+/// frame), in MjcfModel::robots order.
+struct MjcfKeyframe {
+  std::string name;
+  double time{0.0};
+  std::vector<Eigen::VectorXd> q;
+  std::vector<Eigen::VectorXd> v;
+};
+
 struct MjcfModel : WorldDescription {
   MjcfModel() { time_step = 0.002; }
   /// Every MJCF body in document order (worldbody excluded).
@@ -65,6 +76,8 @@ struct MjcfModel : WorldDescription {
   /// <contact><exclude body1 body2>: the two bodies' indices in `bodies`
   /// (both in one robot: the scene never lets their links collide).
   std::vector<std::pair<int, int>> excluded_bodies;
+  /// The file's keyframes, in document order (unnamed ones "key<i>").
+  std::vector<MjcfKeyframe> keyframes;
 };
 
 /// An MJCF file that cannot be loaded. what() names the file, the line and

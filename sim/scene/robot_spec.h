@@ -64,6 +64,9 @@ struct RobotSpec {
   std::string mjcf;
   std::string mjcf_path;
   std::string mjcf_body;
+  /// The <keyframe><key name> whose qpos and qvel are the robot's initial
+  /// state (mjcf_keyframe; empty: the file's qpos0, at rest).
+  std::string mjcf_keyframe;
   /// An SDFormat robot: the file as written and resolved, and the robot of
   /// the file (sdf_model: a model's name, or "<model>::<root link>" for a
   /// model with several free link trees; may be omitted when the file has

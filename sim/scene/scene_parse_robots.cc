@@ -84,6 +84,7 @@ RobotSpec SceneParser::ParseRobot(const YAML::Node& n, const std::string& field,
   } options[] = {{"skip_unsupported", "urdf"},
                  {"cylinders_as_capsules", "urdf"},
                  {"mjcf_body", "mjcf"},
+                 {"mjcf_keyframe", "mjcf"},
                  {"sdf_model", "sdf"}};
   for (const auto& o : options) {
     if (n[o.key] && kind != o.owner) {
@@ -238,6 +239,7 @@ void SceneParser::LoadModelFileRobot(const YAML::Node& n,
             m->filter_pairs[a.robot].emplace_back(a.link, b.link);
           }
         }
+        m->keyframes = std::move(model.keyframes);
         m->world = std::move(model);
       } else {
         SdfOptions options;
@@ -302,6 +304,48 @@ void SceneParser::LoadModelFileRobot(const YAML::Node& n,
                   (fixed ? "is welded to the world" : "floats freely") +
                   ": base.fixed must be " + (fixed ? "true" : "false") +
                   " (or left out)");
+    }
+  }
+  if (n["mjcf_keyframe"]) {
+    // The key's positions and velocities as the robot's initial state.
+    const std::string name =
+        r_.String(n["mjcf_keyframe"], field + ".mjcf_keyframe");
+    r->mjcf_keyframe = name;
+    std::vector<std::string> keys;
+    const MjcfKeyframe* key = nullptr;
+    for (const MjcfKeyframe& k : loaded->keyframes) {
+      keys.push_back(k.name);
+      if (k.name == name) key = &k;
+    }
+    if (key == nullptr) {
+      r_.Fail(n["mjcf_keyframe"], field + ".mjcf_keyframe",
+              keys.empty()
+                  ? std::string("the MJCF file has no <keyframe>")
+                  : "the MJCF file has no keyframe '" + name +
+                        "' (its keys: " + NearestNames(name, keys) + ")");
+    }
+    const MultibodyTree& tree = r->description.tree;
+    r->description.initial_positions = key->q[index];
+    const Eigen::VectorXd& v = key->v[index];
+    for (int j = 0; j < tree.num_links(); ++j) {
+      const JointType t = tree.joint(j).type;
+      if (t == JointType::kFloating) {
+        // In the file's world frame, which base turns; base.velocity and
+        // base.angular_velocity, when given, stay.
+        const YAML::Node base = n["base"];
+        if (!base || !base["velocity"]) {
+          r->base_velocity = r->base_pose.orientation *
+                             Vector3(v.segment<3>(tree.velocity_start(j)));
+        }
+        if (!base || !base["angular_velocity"]) {
+          r->base_angular_velocity =
+              r->base_pose.orientation *
+              Vector3(v.segment<3>(tree.velocity_start(j) + 3));
+        }
+      } else if (t == JointType::kRevolute || t == JointType::kPrismatic) {
+        r->joints.push_back({j, key->q[index][tree.position_start(j)],
+                             v[tree.velocity_start(j)]});
+      }
     }
   }
   PlaceRobot(r->base_pose, &r->description);

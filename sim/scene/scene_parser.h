@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sapcontact/sim/robot/mjcf_loader.h"
 #include "sapcontact/sim/robot/world_description.h"
 #include "sapcontact/sim/scene/scene.h"
 #include "sapcontact/sim/scene/scene_yaml_reader.h"
@@ -160,6 +161,7 @@ class SceneParser {
   struct LoadedModelFile {
     WorldDescription world;
     std::vector<std::vector<std::pair<int, int>>> filter_pairs;
+    std::vector<MjcfKeyframe> keyframes;  // MJCF
   };
   std::map<std::string, std::shared_ptr<const LoadedModelFile>> model_files_;
   std::set<std::string> warned_model_files_;

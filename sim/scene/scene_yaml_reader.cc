@@ -87,6 +87,7 @@ const std::vector<std::string>& RobotKeys() {
                                           "urdf",
                                           "mjcf",
                                           "mjcf_body",
+                                          "mjcf_keyframe",
                                           "sdf",
                                           "sdf_model",
                                           "geometry_materials",
