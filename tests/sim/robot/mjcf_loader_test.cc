@@ -391,3 +391,53 @@ TEST(MjcfLoader, InvertedPendulumLoads) {
 
 }  // namespace
 }  // namespace sapcontact
+
+namespace sapcontact {
+namespace {
+
+// <equality><joint>: a linear polycoef couples two hinges of one robot as
+// URDF's mimic does, about the joints' refs (MuJoCo's qpos0):
+// y - y0 = c0 + c1 (x - x0). Nonlinear ones are warned, loops refused.
+TEST(MjcfLoader, LinearJointEqualitiesBecomeCouplings) {
+  const std::string xml = R"(<mujoco>
+  <compiler angle="radian"/>
+  <worldbody>
+    <body name="a"><joint name="x" axis="0 1 0" ref="0.2"/>
+      <geom type="sphere" size="0.1" pos="1 0 0"/>
+      <body name="b" pos="1 0 0"><joint name="y" axis="0 1 0" ref="0.5"/>
+        <geom type="sphere" size="0.1" pos="1 0 0"/>
+        <body name="c" pos="1 0 0"><joint name="z" axis="0 1 0"/>
+          <geom type="sphere" size="0.1" pos="1 0 0"/></body></body></body>
+  </worldbody>
+  <equality>
+    <joint joint1="y" joint2="x" polycoef="0.1 2"/>
+    <joint joint1="z" joint2="x" polycoef="0 1 0.3"/>
+    <weld body1="a" body2="c"/>
+  </equality>
+</mujoco>)";
+  const MjcfModel m = ParseMjcf(xml, "eq.xml");
+  const RobotDescription& r = m.robots.at(0);
+  ASSERT_EQ(r.couplings.size(), 1u);
+  const JointCoupling& c = r.couplings[0];
+  EXPECT_EQ(c.follower, r.tree.FindJoint("y"));
+  EXPECT_EQ(c.leader, r.tree.FindJoint("x"));
+  EXPECT_EQ(c.multiplier, 2.0);
+  // y = 2 x + 0.5 + 0.1 - 2 * 0.2: at the refs y - 0.5 = 0.1.
+  EXPECT_NEAR(c.offset, 0.2, 1e-15);
+  EXPECT_TRUE(AnyLineContains(m.warnings, "eq.xml:13: <joint>: a joint "
+                                          "equality without joint2 or with "
+                                          "a nonlinear polycoef"));
+  EXPECT_TRUE(AnyLineContains(m.warnings, "1 element of <equality> ignored"));
+  const std::string loop =
+      "<mujoco><worldbody><body><joint name='p'/><geom size='1'/>"
+      "<body><joint name='q'/><geom size='1'/></body></body></worldbody>\n"
+      "<equality><joint joint1='p' joint2='q'/>\n<joint joint1='q' "
+      "joint2='p'/></equality></mujoco>";
+  EXPECT_NE(MjcfErrorOf(loop).find("model.xml:3: <joint>: the joint "
+                                   "equalities form a loop through 'q'"),
+            std::string::npos)
+      << MjcfErrorOf(loop);
+}
+
+}  // namespace
+}  // namespace sapcontact
