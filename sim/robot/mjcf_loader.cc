@@ -187,19 +187,27 @@ MjcfModel MjcfReader::Read() {
   ReadKeyframes();
   ReadJointEqualities();
   // Sections this reader does not apply yet, and elements it ignores.
-  for (const char* section : {"tendon", "equality", "contact", "sensor"}) {
+  // Elements that change the dynamics but are not applied: one warning
+  // each, naming it; sensors (which only measure) in one count.
+  for (const char* section : {"tendon", "equality", "contact"}) {
     for (const Element* s : doc_.Children(doc_.root(), section)) {
-      int n = 0;
       for (const Element* c : doc_.Children(s)) {
         const std::string t = MjcfDocument::Tag(c);
-        n += t != "exclude" &&
-             !(std::string(section) == "equality" && t == "joint");
+        if (t == "exclude" ||
+            (std::string(section) == "equality" && t == "joint")) {
+          continue;
+        }
+        model_.warnings.push_back(doc_.Where(c) + ": <" + section + "><" + t +
+                                  "> is not applied (not supported yet)");
       }
-      if (n > 0) {
-        model_.warnings.push_back(doc_.Where(s) + ": " + std::to_string(n) +
-                                  " element" + (n == 1 ? "" : "s") + " of <" +
-                                  section + "> ignored (not supported yet)");
-      }
+    }
+  }
+  for (const Element* s : doc_.Children(doc_.root(), "sensor")) {
+    const int n = static_cast<int>(doc_.Children(s).size());
+    if (n > 0) {
+      model_.warnings.push_back(doc_.Where(s) + ": " + std::to_string(n) +
+                                " sensor" + (n == 1 ? "" : "s") +
+                                " ignored (they only measure)");
     }
   }
   if (!ignored_.empty()) {

@@ -424,10 +424,12 @@ TEST(MjcfLoader, LinearJointEqualitiesBecomeCouplings) {
   EXPECT_EQ(c.multiplier, 2.0);
   // y = 2 x + 0.5 + 0.1 - 2 * 0.2: at the refs y - 0.5 = 0.1.
   EXPECT_NEAR(c.offset, 0.2, 1e-15);
-  EXPECT_TRUE(AnyLineContains(m.warnings, "eq.xml:13: <joint>: a joint "
-                                          "equality without joint2 or with "
-                                          "a nonlinear polycoef"));
-  EXPECT_TRUE(AnyLineContains(m.warnings, "1 element of <equality> ignored"));
+  EXPECT_TRUE(AnyLineContains(m.warnings,
+                              "eq.xml:13: <joint>: a joint "
+                              "equality without joint2 or with "
+                              "a nonlinear polycoef"));
+  EXPECT_TRUE(AnyLineContains(
+      m.warnings, "eq.xml:14: <weld>: <equality><weld> is not applied"));
   const std::string loop =
       "<mujoco><worldbody><body><joint name='p'/><geom size='1'/>"
       "<body><joint name='q'/><geom size='1'/></body></body></worldbody>\n"
