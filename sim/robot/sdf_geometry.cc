@@ -75,15 +75,28 @@ bool SdfReader::ReadShape(const sdf::Geometry& geom, const sdf::ElementPtr& e,
   return true;
 }
 
-double SdfReader::Friction(const sdf::Collision& c) const {
-  sdf::ElementPtr e = c.Element();
-  for (const char* tag : {"surface", "friction", "ode", "mu"}) {
-    if (e == nullptr || !e->HasElement(tag)) return 1.0;
-    e = e->GetElement(tag);
+double SdfReader::Friction(const sdf::Collision& c,
+                           std::vector<std::string>* warnings) const {
+  sdf::ElementPtr ode = c.Element();
+  for (const char* tag : {"surface", "friction", "ode"}) {
+    if (ode == nullptr || !ode->HasElement(tag)) return 1.0;
+    ode = ode->GetElement(tag);
   }
+  if (!ode->HasElement("mu")) return 1.0;
+  const sdf::ElementPtr e = ode->GetElement("mu");
   const double mu = e->Get<double>();
   if (!std::isfinite(mu) || mu < 0.0) {
     Fail(e, "friction mu must be finite and >= 0");
+  }
+  if (ode->HasElement("mu2")) {
+    const double mu2 = ode->GetElement("mu2")->Get<double>();
+    if (mu2 != mu) {
+      std::ostringstream w;
+      w << Where(c.Element()) << ": mu2 = " << mu2
+        << " differs from mu = " << mu
+        << ": friction is isotropic here, mu is used";
+      warnings->push_back(w.str());
+    }
   }
   return mu;
 }
@@ -128,7 +141,7 @@ void SdfReader::ReadStatic(const sdf::Model& model, const Isometry3d& X_WM) {
       }
       w.pose = ToPose(X_WG);
       w.name = model.Name() + "/" + info.name + "/" + c.Name();
-      w.friction = Friction(c);
+      w.friction = Friction(c, &world_.warnings);
       w.contype = w.conaffinity = Bitmask(c);
       world_.world_geometries.push_back(w);
     }
@@ -163,7 +176,7 @@ void SdfReader::AddLinkGeometry(const LinkInfo& info, int link,
     g.link = link;
     g.pose_in_link = ToPose(X_TL * ToIsometry(X_LC));
     d->geometries.push_back(g);
-    world_.geometry_friction[robot].push_back(Friction(c));
+    world_.geometry_friction[robot].push_back(Friction(c, &d->warnings));
     const int mask = Bitmask(c);
     world_.geometry_masks[robot].push_back({mask, mask});
     ++d->collision_counts.loaded;

@@ -84,7 +84,9 @@ class SdfReader {
   bool ReadShape(const sdf::Geometry& geom, const sdf::ElementPtr& e,
                  bool moving, Shape* shape, std::string* mesh_file,
                  bool* approximated);
-  double Friction(const sdf::Collision& c) const;
+  // <surface><friction><ode><mu> (default 1); a different mu2 is warned.
+  double Friction(const sdf::Collision& c,
+                  std::vector<std::string>* warnings) const;
   int Bitmask(const sdf::Collision& c) const;
   std::string ResolveUri(const std::string& uri,
                          const sdf::ElementPtr& e) const;

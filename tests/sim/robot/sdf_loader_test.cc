@@ -255,7 +255,8 @@ TEST(SdfLoader, WorldWithStaticModelsPhysicsAndFreeBodies) {
     <link name="l">
       <collision name="plane"><geometry><plane><normal>0 1 1</normal>
         </plane></geometry>
-        <surface><friction><ode><mu>0.6</mu></ode></friction></surface>
+        <surface><friction><ode><mu>0.6</mu><mu2>0.3</mu2></ode></friction>
+        </surface>
       </collision>
     </link>
   </model>
@@ -311,11 +312,16 @@ TEST(SdfLoader, WorldWithStaticModelsPhysicsAndFreeBodies) {
   EXPECT_EQ(w.robots[1].tree.link(0).inertia.mass, 1.0);
   EXPECT_EQ(w.robots[1].geometries[0].shape.type, ShapeType::kCapsule);
   EXPECT_EQ(w.robots[1].geometries[0].shape.length, 0.4);
-  bool light_warned = false;
+  bool light_warned = false, mu2_warned = false;
   for (const std::string& s : w.warnings) {
     light_warned |= s.find("1 <light> ignored") != std::string::npos;
+    mu2_warned |=
+        s.find(
+            "<collision name='plane'>: mu2 = 0.3 differs from "
+            "mu = 0.6: friction is isotropic here") != std::string::npos;
   }
   EXPECT_TRUE(light_warned);
+  EXPECT_TRUE(mu2_warned);
 }
 
 // ball -> three revolute joints, universal -> two, through massless links;
