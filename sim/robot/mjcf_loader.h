@@ -73,9 +73,6 @@ struct MjcfModel : WorldDescription {
   MjcfModel() { time_step = 0.002; }
   /// Every MJCF body in document order (worldbody excluded).
   std::vector<MjcfBody> bodies;
-  /// <contact><exclude body1 body2>: the two bodies' indices in `bodies`
-  /// (both in one robot: the scene never lets their links collide).
-  std::vector<std::pair<int, int>> excluded_bodies;
   /// The file's keyframes, in document order (unnamed ones "key<i>").
   std::vector<MjcfKeyframe> keyframes;
 };

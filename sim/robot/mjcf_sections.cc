@@ -153,10 +153,19 @@ void MjcfReader::ReadActuators() {
   }
 }
 
-// <contact><exclude body1 body2>: pairs of bodies of one robot, which the
-// scene never lets collide; pairs across robots or with the world are
-// warned (bit masks and filters are per robot).
+// MjcfModel::robot_filter_pairs: each body and its parent, and the
+// <contact><exclude body1 body2> pairs of bodies of one robot; excludes
+// across robots or with the world are warned (filters are per robot).
 void MjcfReader::ReadContactExcludes() {
+  // MuJoCo never lets a body touch its parent.
+  model_.robot_filter_pairs.assign(model_.robots.size(), {});
+  for (const MjcfBody& b : model_.bodies) {
+    if (b.robot < 0 || b.parent < 0) continue;
+    const MjcfBody& p = model_.bodies[b.parent];
+    if (p.robot == b.robot && p.link != b.link) {
+      model_.robot_filter_pairs[b.robot].emplace_back(p.link, b.link);
+    }
+  }
   for (const Element* section : doc_.Children(doc_.root(), "contact")) {
     for (const Element* e : doc_.Children(section, "exclude")) {
       int index[2];
@@ -174,7 +183,11 @@ void MjcfReader::ReadContactExcludes() {
       if (index[0] >= 0 && index[1] >= 0 &&
           model_.bodies[index[0]].robot >= 0 &&
           model_.bodies[index[0]].robot == model_.bodies[index[1]].robot) {
-        model_.excluded_bodies.emplace_back(index[0], index[1]);
+        const MjcfBody& a = model_.bodies[index[0]];
+        const MjcfBody& b = model_.bodies[index[1]];
+        if (a.link != b.link) {
+          model_.robot_filter_pairs[a.robot].emplace_back(a.link, b.link);
+        }
       } else {
         model_.warnings.push_back(
             doc_.Where(e) +

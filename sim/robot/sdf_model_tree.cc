@@ -266,6 +266,7 @@ void SdfReader::ReadModel(const sdf::Model& model, const Isometry3d& X_WM) {
     world_.geometry_friction.emplace_back();
     world_.geometry_masks.emplace_back();
     world_.robot_self_collision.push_back(model.SelfCollide());
+    world_.robot_filter_pairs.emplace_back();
     return d;
   };
   const auto finish_robot = [&](RobotDescription* d) {

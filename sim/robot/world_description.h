@@ -48,6 +48,10 @@ struct WorldDescription {
   std::vector<bool> robot_self_collision;
   /// Per robot, per RobotGeometry: the sliding friction coefficient.
   std::vector<std::vector<double>> geometry_friction;
+  /// Per robot: link pairs (indices in its tree) that never collide with
+  /// each other (MJCF: a body and its parent, <contact><exclude>; SDFormat:
+  /// none beyond the scene's default filter).
+  std::vector<std::vector<std::pair<int, int>>> robot_filter_pairs;
   /// Per robot, per RobotGeometry: (contype, conaffinity) as in
   /// WorldGeometry.
   std::vector<std::vector<std::pair<int, int>>> geometry_masks;

@@ -222,30 +222,12 @@ void SceneParser::LoadModelFileRobot(const YAML::Node& n,
     try {
       if (mjcf) {
         MjcfModel model = LoadMjcf(path);
-        // MuJoCo never lets a body touch its parent, nor the pairs of
-        // <contact><exclude>.
-        m->filter_pairs.resize(model.robots.size());
-        for (const MjcfBody& b : model.bodies) {
-          if (b.robot < 0 || b.parent < 0) continue;
-          const MjcfBody& p = model.bodies[b.parent];
-          if (p.robot == b.robot && p.link != b.link) {
-            m->filter_pairs[b.robot].emplace_back(p.link, b.link);
-          }
-        }
-        for (const auto& [i, j] : model.excluded_bodies) {
-          const MjcfBody& a = model.bodies[i];
-          const MjcfBody& b = model.bodies[j];
-          if (a.link != b.link) {
-            m->filter_pairs[a.robot].emplace_back(a.link, b.link);
-          }
-        }
         m->keyframes = std::move(model.keyframes);
         m->world = std::move(model);
       } else {
         SdfOptions options;
         options.package_paths = r->package_paths;
         m->world = LoadSdf(path, options);
-        m->filter_pairs.resize(m->world.robots.size());
       }
     } catch (const std::invalid_argument& e) {
       r_.Fail(file, f,
@@ -293,7 +275,7 @@ void SceneParser::LoadModelFileRobot(const YAML::Node& n,
   }
   r->fixed_base = r->description.tree.joint(0).type == JointType::kFixed;
   r->self_collision = world.robot_self_collision[index];
-  r->collision_filter_pairs = loaded->filter_pairs[index];
+  r->collision_filter_pairs = world.robot_filter_pairs[index];
   if (n["base"]) {
     const YAML::Node base = n["base"];
     const bool fixed = r->fixed_base;

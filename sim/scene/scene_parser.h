@@ -156,11 +156,10 @@ class SceneParser {
   /// once.
   std::map<std::string, std::shared_ptr<const MeshShape>> meshes_;
   /// MJCF and SDFormat files loaded so far ("<kind>:<path>" and the
-  /// package paths -> the file's world and, per robot, the link pairs it
-  /// never lets collide), and those whose own warnings were reported.
+  /// package paths -> the file's world and MJCF keyframes), and those whose
+  /// own warnings were reported.
   struct LoadedModelFile {
     WorldDescription world;
-    std::vector<std::vector<std::pair<int, int>>> filter_pairs;
     std::vector<MjcfKeyframe> keyframes;  // MJCF
   };
   std::map<std::string, std::shared_ptr<const LoadedModelFile>> model_files_;

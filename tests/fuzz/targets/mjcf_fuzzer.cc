@@ -106,20 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       robot.mjcf_body = model.robots[i].name;
       robot.description = std::move(model.robots[i]);
       robot.self_collision = model.robot_self_collision[i];
-      for (const MjcfBody& b : model.bodies) {
-        if (b.robot != static_cast<int>(i) || b.parent < 0) continue;
-        const MjcfBody& p = model.bodies[b.parent];
-        if (p.robot == b.robot && p.link != b.link) {
-          robot.collision_filter_pairs.emplace_back(p.link, b.link);
-        }
-      }
-      for (const auto& [a, b] : model.excluded_bodies) {
-        if (model.bodies[a].robot == static_cast<int>(i) &&
-            model.bodies[a].link != model.bodies[b].link) {
-          robot.collision_filter_pairs.emplace_back(model.bodies[a].link,
-                                                    model.bodies[b].link);
-        }
-      }
+      robot.collision_filter_pairs = model.robot_filter_pairs[i];
       robots.push_back(std::move(robot));
     }
     fuzz::StepRobotsAboveGround(std::move(robots), "ParseMjcf");

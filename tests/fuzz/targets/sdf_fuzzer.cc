@@ -101,6 +101,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       robot.sdf_model = world.robots[i].name;
       robot.description = std::move(world.robots[i]);
       robot.self_collision = world.robot_self_collision[i];
+      robot.collision_filter_pairs = world.robot_filter_pairs[i];
       robots.push_back(std::move(robot));
     }
     fuzz::StepRobotsAboveGround(std::move(robots), "ParseSdf");
