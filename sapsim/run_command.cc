@@ -143,8 +143,8 @@ std::string ContactModels(const Scene& scene) {
     for (size_t j = i; j < users.size(); ++j) {
       if (users[i] == 0 || users[j] == 0 || (i == j && users[i] < 2)) continue;
       used[static_cast<int>(
-          CombineMaterials(scene.materials[i], scene.materials[j]).model)] =
-          true;
+          scene.MaterialPairParameters(static_cast<int>(i), static_cast<int>(j))
+              .model)] = true;
     }
   }
   if (!used[1] && !used[2]) return "";

@@ -382,6 +382,37 @@ void ValidateScene(const Scene& scene) {
           limits::kMinStictionTolerance, limits::kMaxStictionTolerance, "m/s",
           "");
   }
+  for (size_t i = 0; i < scene.material_pairs.size(); ++i) {
+    const MaterialPair& mp = scene.material_pairs[i];
+    const std::string f = "material_pairs[" + std::to_string(i) + "]";
+    const int nm = static_cast<int>(scene.materials.size());
+    if (mp.material_a < 0 || mp.material_a >= nm || mp.material_b < 0 ||
+        mp.material_b >= nm) {
+      throw std::invalid_argument(f +
+                                  ".materials: an index that is not a "
+                                  "material of the scene");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      const MaterialPair& o = scene.material_pairs[j];
+      if (std::minmax(o.material_a, o.material_b) ==
+          std::minmax(mp.material_a, mp.material_b)) {
+        throw std::invalid_argument(f +
+                                    ".materials: the pair of material_pairs[" +
+                                    std::to_string(j) + "] again");
+      }
+    }
+    const ContactParameters& p = mp.parameters;
+    if (!(std::isinf(p.stiffness) && p.stiffness > 0)) {
+      Range(f + ".stiffness", p.stiffness, limits::kMinStiffness,
+            limits::kMaxStiffness, "N/m");
+    }
+    Range(f + ".dissipation_time_scale", p.dissipation_time_scale, 0.0,
+          limits::kMaxDissipationTimeScale, "s");
+    Range(f + ".friction", p.friction, 0.0, limits::kMaxFriction, "");
+    Range(f + ".hunt_crossley_dissipation", p.hunt_crossley_dissipation, 0.0,
+          limits::kMaxHuntCrossleyDissipation, "s/m");
+    Validate(p, f);
+  }
   if (static_cast<long>(scene.bodies.size()) > limits::kMaxBodies) {
     throw std::invalid_argument(
         "bodies: " + std::to_string(scene.bodies.size()) +
@@ -555,9 +586,20 @@ std::string RigidPair(const Scene& scene) {
   return RigidRobotPair(scene);
 }
 
+ContactParameters Scene::MaterialPairParameters(int material_a,
+                                                int material_b) const {
+  for (const MaterialPair& p : material_pairs) {
+    if ((p.material_a == material_a && p.material_b == material_b) ||
+        (p.material_a == material_b && p.material_b == material_a)) {
+      return p.parameters;
+    }
+  }
+  return CombineMaterials(materials.at(material_a), materials.at(material_b));
+}
+
 ContactParameters Scene::PairParameters(int body_a, int body_b) const {
-  return CombineMaterials(materials.at(bodies.at(body_a).material_index),
-                          materials.at(bodies.at(body_b).material_index));
+  return MaterialPairParameters(bodies.at(body_a).material_index,
+                                bodies.at(body_b).material_index);
 }
 
 }  // namespace sapcontact

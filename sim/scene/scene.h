@@ -155,6 +155,18 @@ struct Body {
   int material_index{0};
 };
 
+/// Contact parameters that replace CombineMaterials for one pair of
+/// materials (YAML `material_pairs:`, docs/scenes.md "Materials and pair
+/// parameters"): the way MuJoCo's per-pair rules (larger friction, mixed
+/// solref) reach a scene read from an MJCF file.
+struct MaterialPair {
+  /// Indices in Scene::materials (either order; a == b allowed).
+  int material_a{0};
+  int material_b{0};
+  /// The parameters of every contact between the two materials.
+  ContactParameters parameters;
+};
+
 struct Scene {
   /// The file the scene was loaded from (for messages).
   std::string source;
@@ -169,6 +181,9 @@ struct Scene {
   /// defaults unless the file defines it). Order: "default" first, then the
   /// file's materials in file order.
   std::vector<Material> materials;
+  /// Pairs of materials whose contacts take given parameters instead of
+  /// CombineMaterials; at most one entry per unordered pair.
+  std::vector<MaterialPair> material_pairs;
   /// Bodies in file order, grid copies in place of their template (i, then
   /// j, then k, k fastest).
   std::vector<Body> bodies;
@@ -192,7 +207,12 @@ struct Scene {
   int FindRobot(const std::string& name) const;
   /// Index of the material with this name, or -1.
   int FindMaterial(const std::string& name) const;
-  /// Contact parameters of a pair of bodies: CombineMaterials of theirs.
+  /// Contact parameters of a pair of materials: their material_pairs entry,
+  /// else CombineMaterials of the two.
+  ContactParameters MaterialPairParameters(int material_a,
+                                           int material_b) const;
+  /// Contact parameters of a pair of bodies: MaterialPairParameters of
+  /// their materials.
   ContactParameters PairParameters(int body_a, int body_b) const;
 };
 

@@ -113,6 +113,7 @@ Scene SceneParser::Parse(const YAML::Node& root) {
   }
   if (root["solver"]) ParseSolver(root["solver"], &scene.solver);
   ParseMaterials(root["materials"], &scene);
+  ParseMaterialPairs(root["material_pairs"], &scene);
   if (root["output"]) {
     const YAML::Node out = root["output"];
     r_.CheckMap(out, "output", scene_internal::OutputKeys());
@@ -296,60 +297,121 @@ void SceneParser::ParseMaterials(const YAML::Node& n, Scene* scene) {
     r_.CheckMap(m, field, scene_internal::MaterialKeys());
     Material mat;
     mat.name = name;
-    if (m["stiffness"]) {
-      mat.stiffness =
-          r_.Double(m["stiffness"], field + ".stiffness", /*allow_inf=*/true);
-      if (!(mat.stiffness > 0.0)) {
-        r_.Fail(m["stiffness"], field + ".stiffness",
-                "must be > 0 N/m (or .inf for rigid)");
-      }
-      if (!std::isinf(mat.stiffness)) {
-        r_.CheckRange(m["stiffness"], field + ".stiffness", mat.stiffness,
-                      limits::kMinStiffness, limits::kMaxStiffness, "N/m",
-                      "stiffer contacts are rigid at any time step (use "
-                      ".inf); softer ones hold nothing up");
-      }
-    }
-    if (m["dissipation_time_scale"]) {
-      mat.dissipation_time_scale = r_.NonNegative(
-          m["dissipation_time_scale"], field + ".dissipation_time_scale");
-      r_.CheckRange(
-          m["dissipation_time_scale"], field + ".dissipation_time_scale",
-          mat.dissipation_time_scale, 0.0, limits::kMaxDissipationTimeScale,
-          "s", "longer than any simulated motion");
-    }
-    if (m["friction"]) {
-      mat.friction = r_.NonNegative(m["friction"], field + ".friction");
-      r_.CheckRange(m["friction"], field + ".friction", mat.friction, 0.0,
-                    limits::kMaxFriction, "",
-                    "no surface pair has a larger friction coefficient");
-    }
     mat.model = scene->solver.contact_model;
-    if (m["model"])
-      mat.model = ContactModelChoice(m["model"], field + ".model");
-    if (m["hunt_crossley_dissipation"]) {
-      const std::string f = field + ".hunt_crossley_dissipation";
-      mat.hunt_crossley_dissipation =
-          r_.NonNegative(m["hunt_crossley_dissipation"], f);
-      r_.CheckRange(m["hunt_crossley_dissipation"], f,
-                    mat.hunt_crossley_dissipation, 0.0,
-                    limits::kMaxHuntCrossleyDissipation, "s/m",
-                    "every impact would be fully damped");
-    }
-    if (m["stiction_tolerance"]) {
-      const std::string f = field + ".stiction_tolerance";
-      mat.stiction_tolerance = r_.Positive(m["stiction_tolerance"], f);
-      r_.CheckRange(m["stiction_tolerance"], f, mat.stiction_tolerance,
-                    limits::kMinStictionTolerance,
-                    limits::kMaxStictionTolerance, "m/s",
-                    "below it creep is slower than any run resolves, above "
-                    "it friction is viscous at every speed");
-    }
+    ParseMaterialFields(m, field, &mat);
     if (name == "default") {
       scene->materials[0] = mat;
     } else {
       scene->materials.push_back(mat);
     }
+  }
+}
+
+// The fields of a material (MaterialKeys) present in `m`, over the values
+// *mat already holds.
+void SceneParser::ParseMaterialFields(const YAML::Node& m,
+                                      const std::string& field, Material* mat) {
+  if (m["stiffness"]) {
+    mat->stiffness =
+        r_.Double(m["stiffness"], field + ".stiffness", /*allow_inf=*/true);
+    if (!(mat->stiffness > 0.0)) {
+      r_.Fail(m["stiffness"], field + ".stiffness",
+              "must be > 0 N/m (or .inf for rigid)");
+    }
+    if (!std::isinf(mat->stiffness)) {
+      r_.CheckRange(m["stiffness"], field + ".stiffness", mat->stiffness,
+                    limits::kMinStiffness, limits::kMaxStiffness, "N/m",
+                    "stiffer contacts are rigid at any time step (use "
+                    ".inf); softer ones hold nothing up");
+    }
+  }
+  if (m["dissipation_time_scale"]) {
+    mat->dissipation_time_scale = r_.NonNegative(
+        m["dissipation_time_scale"], field + ".dissipation_time_scale");
+    r_.CheckRange(
+        m["dissipation_time_scale"], field + ".dissipation_time_scale",
+        mat->dissipation_time_scale, 0.0, limits::kMaxDissipationTimeScale, "s",
+        "longer than any simulated motion");
+  }
+  if (m["friction"]) {
+    mat->friction = r_.NonNegative(m["friction"], field + ".friction");
+    r_.CheckRange(m["friction"], field + ".friction", mat->friction, 0.0,
+                  limits::kMaxFriction, "",
+                  "no surface pair has a larger friction coefficient");
+  }
+  if (m["model"]) mat->model = ContactModelChoice(m["model"], field + ".model");
+  if (m["hunt_crossley_dissipation"]) {
+    const std::string f = field + ".hunt_crossley_dissipation";
+    mat->hunt_crossley_dissipation =
+        r_.NonNegative(m["hunt_crossley_dissipation"], f);
+    r_.CheckRange(m["hunt_crossley_dissipation"], f,
+                  mat->hunt_crossley_dissipation, 0.0,
+                  limits::kMaxHuntCrossleyDissipation, "s/m",
+                  "every impact would be fully damped");
+  }
+  if (m["stiction_tolerance"]) {
+    const std::string f = field + ".stiction_tolerance";
+    mat->stiction_tolerance = r_.Positive(m["stiction_tolerance"], f);
+    r_.CheckRange(m["stiction_tolerance"], f, mat->stiction_tolerance,
+                  limits::kMinStictionTolerance, limits::kMaxStictionTolerance,
+                  "m/s",
+                  "below it creep is slower than any run resolves, above "
+                  "it friction is viscous at every speed");
+  }
+}
+
+void SceneParser::ParseMaterialPairs(const YAML::Node& n, Scene* scene) {
+  if (!n) return;
+  if (!n.IsSequence()) {
+    r_.Fail(n, "material_pairs",
+            "must be a list of {materials: [a, b], <material fields>}");
+  }
+  for (size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node& m = n[i];
+    const std::string field = "material_pairs[" + std::to_string(i) + "]";
+    std::vector<std::string> keys = scene_internal::MaterialKeys();
+    keys.insert(keys.begin(), "materials");
+    r_.CheckMap(m, field, keys);
+    const YAML::Node names = m["materials"];
+    if (!names || !names.IsSequence() || names.size() != 2) {
+      r_.Fail(names ? names : m, field + ".materials",
+              "must name two materials: [a, b]");
+    }
+    MaterialPair pair;
+    pair.material_a =
+        MaterialIndex(names[0], field + ".materials",
+                      r_.String(names[0], field + ".materials"), *scene);
+    pair.material_b =
+        MaterialIndex(names[1], field + ".materials",
+                      r_.String(names[1], field + ".materials"), *scene);
+    for (size_t j = 0; j < i; ++j) {
+      const MaterialPair& o = scene->material_pairs[j];
+      if (std::minmax(o.material_a, o.material_b) ==
+          std::minmax(pair.material_a, pair.material_b)) {
+        r_.Fail(names, field + ".materials",
+                "the pair of material_pairs[" + std::to_string(j) + "] again");
+      }
+    }
+    // Fields not given keep the materials' combination.
+    const ContactParameters combined = CombineMaterials(
+        scene->materials[pair.material_a], scene->materials[pair.material_b]);
+    Material mat;
+    mat.name = scene->materials[pair.material_a].name + "+" +
+               scene->materials[pair.material_b].name;
+    mat.stiffness = combined.stiffness;
+    mat.dissipation_time_scale = combined.dissipation_time_scale;
+    mat.friction = combined.friction;
+    mat.model = combined.model;
+    mat.hunt_crossley_dissipation = combined.hunt_crossley_dissipation;
+    mat.stiction_tolerance = combined.stiction_tolerance;
+    ParseMaterialFields(m, field, &mat);
+    pair.parameters.stiffness = mat.stiffness;
+    pair.parameters.dissipation_time_scale = mat.dissipation_time_scale;
+    pair.parameters.friction = mat.friction;
+    pair.parameters.model = mat.model;
+    pair.parameters.hunt_crossley_dissipation = mat.hunt_crossley_dissipation;
+    pair.parameters.stiction_tolerance = mat.stiction_tolerance;
+    scene->material_pairs.push_back(pair);
   }
 }
 

@@ -51,6 +51,9 @@ class SceneParser {
   void ParseSolver(const YAML::Node& n, SolverSettings* s);
 
   void ParseMaterials(const YAML::Node& n, Scene* scene);
+  void ParseMaterialFields(const YAML::Node& m, const std::string& field,
+                           Material* mat);
+  void ParseMaterialPairs(const YAML::Node& n, Scene* scene);
 
   // SAP's R_n = max(beta^2 w / (4 pi^2), 1 / (dt k (dt + tau_d))) is 0 for
   // a rigid pair (k = inf) when beta = 0: the problem is not strictly

@@ -21,9 +21,9 @@ namespace scene_internal {
 
 const std::vector<std::string>& RootKeys() {
   static const std::vector<std::string> k{
-      "time_step", "duration",  "gravity",   "solver",
-      "materials", "bodies",    "robots",    "external_forces",
-      "output",    "collision", "integrator"};
+      "time_step", "duration",  "gravity",    "solver",
+      "materials", "bodies",    "robots",     "external_forces",
+      "output",    "collision", "integrator", "material_pairs"};
   return k;
 }
 const std::vector<std::string>& IntegratorKeys() {

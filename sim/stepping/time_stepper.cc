@@ -138,8 +138,7 @@ TimeStepper::TimeStepper(const Scene& scene)
   layout_.pair_parameters.resize(static_cast<size_t>(nm) * nm);
   for (int a = 0; a < nm; ++a) {
     for (int b = 0; b < nm; ++b) {
-      layout_.pair_parameters[a * nm + b] =
-          CombineMaterials(scene_.materials[a], scene_.materials[b]);
+      layout_.pair_parameters[a * nm + b] = scene_.MaterialPairParameters(a, b);
     }
   }
   layout_.tree_of_body.assign(nb, -1);

@@ -410,6 +410,7 @@ const std::vector<std::string>& Keys() {
                                              "line_search_slope_ratio",
                                              "factor_reuse_rate",
                                              "materials",
+                                             "material_pairs",
                                              "default",
                                              "stiffness",
                                              "dissipation_time_scale",

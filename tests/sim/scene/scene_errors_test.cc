@@ -238,6 +238,30 @@ const ErrorCase kCases[] = {
      "bodies"},
     {"body_not_a_map", HEAD "  - just_a_string  #<\n", "bodies[0]"},
     {"document_is_a_list", "- time_step  #<\n- duration\n", ""},
+    {"material_pair_unknown_material",
+     "time_step: 0.001\nduration: 1\nmaterials: {rubber: {}}\n"
+     "material_pairs:\n  - {materials: [rubber, felt]}  #<\nbodies:\n" GROUND,
+     "material_pairs[0].materials"},
+    {"material_pair_of_one_material",
+     "time_step: 0.001\nduration: 1\nmaterials: {rubber: {}}\n"
+     "material_pairs:\n  - {materials: [rubber], friction: 1}  #<\n"
+     "bodies:\n" GROUND,
+     "material_pairs[0].materials"},
+    {"material_pair_twice",
+     "time_step: 0.001\nduration: 1\nmaterials: {rubber: {}}\n"
+     "material_pairs:\n  - {materials: [rubber, default], friction: 1}\n"
+     "  - {materials: [default, rubber], friction: 2}  #<\nbodies:\n" GROUND,
+     "material_pairs[1].materials"},
+    {"material_pair_bad_value",
+     "time_step: 0.001\nduration: 1\n"
+     "material_pairs:\n  - {materials: [default, default], friction: -1}  "
+     "#<\nbodies:\n" GROUND,
+     "material_pairs[0].friction"},
+    {"material_pair_unknown_key",
+     "time_step: 0.001\nduration: 1\n"
+     "material_pairs:\n  - {materials: [default, default], stifness: 1}  "
+     "#<\nbodies:\n" GROUND,
+     "material_pairs[0].stifness"},
 };
 
 using testing_util::MarkedLine;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sapcontact/contact_model/regime_estimates.h"
+#include "sapcontact/sim/scene/scene_loader.h"
 #include "tests/sim/stepping/shipped_scene.h"
 
 namespace sapcontact {
@@ -57,6 +58,53 @@ TEST(BoxRest, CompliantPenetrationIsTheSpringDeflection) {
   EXPECT_LE(r.summary.energy_max_increase_rel, 1e-3);
   std::printf("[box_rest k = 5e5] penetration %.6e m, m g / (4 k) = %.6e m\n",
               -r.contacts[0].phi, expected);
+}
+
+TEST(BoxRest, AMaterialPairReplacesTheCombinationOfItsMaterials) {
+  // The box's own material against the ground's, with the pair given
+  // stiffness and friction: the box rests at the pair's m g / (4 k), not at
+  // that of its materials in series, and the fields the pair leaves out
+  // keep the combination of the two.
+  const std::string yaml = R"(time_step: 1.0e-3
+duration: 2.0
+materials:
+  ground: {stiffness: 1.0e6, dissipation_time_scale: 0.01, friction: 0.5}
+  box: {stiffness: 1.0e6, dissipation_time_scale: 0.01, friction: 0.5}
+material_pairs:
+  - {materials: [box, ground], stiffness: 2.0e5, friction: 0.9}
+bodies:
+  - {name: ground, fixed: true, shape: {type: plane}, material: ground}
+  - name: box
+    shape: {type: box, size: [0.2, 0.2, 0.2]}
+    mass: 10.0
+    position: [0, 0, 0.1]
+    material: box
+)";
+  const Scene scene = LoadSceneFromString(yaml, "pair.yaml");
+  const int box = scene.FindBody("box");
+  const ContactParameters p = scene.PairParameters(0, box);
+  EXPECT_EQ(p.stiffness, 2.0e5);
+  EXPECT_EQ(p.friction, 0.9);
+  EXPECT_EQ(p.dissipation_time_scale, 0.02);  // 0.01 + 0.01, combined
+  EXPECT_EQ(scene.PairParameters(box, 0).stiffness, 2.0e5);
+  // Two boxes would still combine their materials: 1e6 in series with 1e6.
+  EXPECT_EQ(scene
+                .MaterialPairParameters(scene.bodies[box].material_index,
+                                        scene.bodies[box].material_index)
+                .stiffness,
+            5.0e5);
+  std::vector<ContactPoint> contacts;
+  const SimulationSummary s =
+      Simulate(scene, [&](const TimeStepper& st, const StepInfo&) {
+        contacts = st.last_contacts();
+      });
+  EXPECT_EQ(s.failed_steps, 0);
+  const double expected =
+      CompliantRestingPenetration(10.0, scene.gravity.norm(), 4, 2.0e5);
+  ASSERT_EQ(contacts.size(), 4u);
+  for (const ContactPoint& c : contacts) {
+    EXPECT_NEAR(-c.phi, expected, 0.05 * expected);
+  }
 }
 
 TEST(BoxRest, RigidPenetrationIsTheNearRigidEstimate) {
