@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   }
   for (const WorldGeometry& g : model.world_geometries) {
     std::printf("world geometry %s: %s, friction %g\n", g.name.c_str(),
-                ShapeTypeName(g.shape.type), g.friction);
+                ShapeTypeName(g.shape.type), g.surface.friction);
   }
   for (const std::string& w : model.warnings)
     std::printf("warning: %s\n", w.c_str());

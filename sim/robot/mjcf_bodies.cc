@@ -307,7 +307,8 @@ void MjcfReader::ReadBody(const Element* e, const std::string& inherited,
       rg.shape = g.shape;
       rg.pose_in_link = ToPose(X_LG);
       d->geometries.push_back(rg);
-      model_.geometry_friction[robot].push_back(g.friction);
+      model_.geometry_surfaces[robot].push_back(
+          MjcfContactSurface(g, model_.time_step));
       model_.geometry_masks[robot].push_back({g.contype, g.conaffinity});
       masks_[robot].push_back({g.contype, g.conaffinity, self});
       ++d->collision_counts.loaded;

@@ -253,7 +253,15 @@ std::string MjcfDocument::ChildClassOf(const Element* body,
 
 const char* MjcfDocument::Find(const Element* e, const char* name,
                                const std::string& cls, const char* tag) const {
-  if (const char* a = e->Attribute(name)) return a;
+  const Element* owner = Owner(e, name, cls, tag);
+  return owner != nullptr ? owner->Attribute(name) : nullptr;
+}
+
+const MjcfDocument::Element* MjcfDocument::Owner(const Element* e,
+                                                 const char* name,
+                                                 const std::string& cls,
+                                                 const char* tag) const {
+  if (e->Attribute(name) != nullptr) return e;
   if (cls.empty()) return nullptr;
   const std::string t = tag != nullptr ? tag : Tag(e);
   for (std::string c = cls; !c.empty();) {
@@ -261,7 +269,7 @@ const char* MjcfDocument::Find(const Element* e, const char* name,
     if (it == classes_.end()) break;
     auto el = it->second.elements.find(t);
     if (el != it->second.elements.end()) {
-      if (const char* a = el->second->Attribute(name)) return a;
+      if (el->second->Attribute(name) != nullptr) return el->second;
     }
     c = it->second.parent;
   }

@@ -84,6 +84,10 @@ class MjcfDocument {
   /// ancestors' defaults (tag defaults to e's own name), else nullptr.
   const char* Find(const Element* e, const char* name, const std::string& cls,
                    const char* tag = nullptr) const;
+  /// The element Find takes the attribute from (e or a default class's
+  /// element), else nullptr: where a message about the value points.
+  const Element* Owner(const Element* e, const char* name,
+                       const std::string& cls, const char* tag = nullptr) const;
 
   /// Typed readers of Find(...); `fallback` when absent. A malformed value
   /// is an error naming the attribute.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 
 namespace sapcontact {
 namespace {
@@ -19,7 +20,84 @@ Eigen::Matrix3d EllipsoidInertia(double m, const Vector3d& r) {
       .asDiagonal();
 }
 
+// A warning about an attribute, once per element that sets it (a default
+// class's <geom> line for every geom that inherits it).
+void WarnOnce(std::vector<std::string>* warnings, const std::string& w) {
+  if (std::find(warnings->begin(), warnings->end(), w) == warnings->end()) {
+    warnings->push_back(w);
+  }
+}
+
+// condim, solref, solmix; the contact attributes we do not model (solimp,
+// margin, gap, priority, torsional and rolling friction) warned at the line
+// that sets them.
+void ReadContactAttributes(const MjcfDocument& doc,
+                           const MjcfDocument::Element* e,
+                           const std::string& cls, MjcfGeom* g,
+                           std::vector<std::string>* warnings) {
+  const double condim = doc.Number(e, "condim", cls, 3.0);
+  if (condim != 1.0 && condim != 3.0 && condim != 4.0 && condim != 6.0) {
+    doc.Fail(e, "condim must be 1, 3, 4 or 6");
+  }
+  g->condim = static_cast<int>(condim);
+  if (g->condim > 3) {
+    WarnOnce(warnings, doc.Where(doc.Owner(e, "condim", cls)) +
+                           ": condim=" + std::to_string(g->condim) +
+                           ": torsional and rolling friction are not "
+                           "modelled (sliding friction only, as condim 3)");
+  }
+  g->solref = doc.Numbers(e, "solref", cls, Eigen::Vector2d(0.02, 1.0));
+  const bool standard = g->solref[0] > 0.0 && g->solref[1] > 0.0;
+  const bool direct = g->solref[0] < 0.0 && g->solref[1] <= 0.0;
+  if (!standard && !direct) {
+    doc.Fail(doc.Owner(e, "solref", cls),
+             "solref must be two positive numbers (timeconst, dampratio) or "
+             "a negative and a non-positive one (-stiffness, -damping)");
+  }
+  g->solmix = doc.Number(e, "solmix", cls, 1.0);
+  if (!(g->solmix >= 0.0)) doc.Fail(e, "solmix must be >= 0");
+  if (const MjcfDocument::Element* o = doc.Owner(e, "solimp", cls)) {
+    WarnOnce(warnings, doc.Where(o) +
+                           ": solimp is not modelled: contacts follow "
+                           "solref's spring-damper at full impedance "
+                           "(docs/robots.md, MJCF contact parameters)");
+  }
+  for (const char* a : {"margin", "gap"}) {
+    const double x = doc.Number(e, a, cls, 0.0);
+    if (x != 0.0) {
+      std::ostringstream w;
+      w << doc.Where(doc.Owner(e, a, cls)) << ": " << a << "=" << x
+        << " is not modelled: geoms touch at zero distance (MuJoCo holds "
+           "them margin - gap apart)";
+      WarnOnce(warnings, w.str());
+    }
+  }
+  if (doc.Number(e, "priority", cls, 0.0) != 0.0) {
+    WarnOnce(warnings, doc.Where(doc.Owner(e, "priority", cls)) +
+                           ": priority is not modelled: a pair mixes its "
+                           "geoms' parameters (larger friction, solref by "
+                           "solmix)");
+  }
+}
+
 }  // namespace
+
+ContactSurface MjcfContactSurface(const MjcfGeom& geom, double time_step) {
+  ContactSurface s;
+  s.friction = geom.friction;
+  s.frictional = geom.condim > 1;
+  s.mix = geom.solmix;
+  if (geom.solref[0] > 0.0) {
+    const double tc = std::max(geom.solref[0], 2.0 * time_step);
+    const double z = geom.solref[1];
+    s.stiffness_per_mass = 1.0 / (tc * tc * z * z);
+    s.damping_per_mass = 2.0 / tc;
+  } else {
+    s.stiffness_per_mass = -geom.solref[0];
+    s.damping_per_mass = -geom.solref[1];
+  }
+  return s;
+}
 
 MjcfGeom ReadMjcfGeom(
     const MjcfDocument& doc, const MjcfDocument::Element* e,
@@ -150,6 +228,7 @@ MjcfGeom ReadMjcfGeom(
   g.friction =
       doc.Numbers(e, "friction", cls, Vector3d(1.0, 0.005, 0.0001), 1)[0];
   g.rgba = doc.Numbers(e, "rgba", cls, Eigen::Vector4d(0.5, 0.5, 0.5, 1.0));
+  if (g.collides) ReadContactAttributes(doc, e, cls, &g, warnings);
 
   if (type == "plane") return g;  // no mass
   // Mass properties: mass="..." or density (1000 kg/m^3) times volume.

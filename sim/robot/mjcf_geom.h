@@ -11,6 +11,7 @@
 #include "sapcontact/geometry/pose.h"
 #include "sapcontact/geometry/shapes.h"
 #include "sapcontact/sim/robot/mjcf_document.h"
+#include "sapcontact/sim/robot/world_description.h"
 
 namespace sapcontact {
 
@@ -42,10 +43,25 @@ struct MjcfGeom {
   int conaffinity{1};
   /// friction's first entry (sliding), and rgba.
   double friction{1.0};
+  /// condim (1, 3, 4 or 6), solref (timeconst [s], dampratio, or the direct
+  /// form -stiffness [1/s^2], -damping [1/s]) and solmix, as written or
+  /// defaulted (MuJoCo's defaults 3, (0.02, 1), 1).
+  int condim{3};
+  Eigen::Vector2d solref{0.02, 1.0};
+  double solmix{1.0};
   Eigen::Vector4d rgba{0.5, 0.5, 0.5, 1.0};
   /// A mesh geom's file (absolute), for the visuals.
   std::string mesh_file;
 };
+
+/// The geom's surface (sim/robot/world_description.h) in a model stepped at
+/// `time_step` [s]: friction, frictionless for condim 1, and solref as a
+/// spring-damper per unit mass, as MuJoCo's reference acceleration
+/// a = -b v - k r at full impedance:
+///   timeconst tc > 0:  k = 1 / (tc dampratio)^2,  b = 2 / tc, with
+///                      tc = max(tc, 2 time_step) (MuJoCo's refsafe);
+///   direct form:       k = -solref[0],  b = -solref[1].
+ContactSurface MjcfContactSurface(const MjcfGeom& geom, double time_step);
 
 /// Reads geom `e` of default class `cls` in a body whose world pose at
 /// qpos0 is X_WB (used only under coordinate="global"). `meshes` maps

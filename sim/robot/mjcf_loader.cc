@@ -53,7 +53,7 @@ MjcfGeom MjcfReader::ReadWorldGeom(const Element* g, const std::string& cls,
   w.name = "world/" + (geom.name.empty() ? std::to_string(index) : geom.name);
   w.shape = geom.shape;
   w.pose = ToPose(X_WB * ToIsometry(geom.pose));
-  w.friction = geom.friction;
+  w.surface = MjcfContactSurface(geom, model_.time_step);
   w.mesh_file = geom.mesh_file;
   w.contype = geom.contype;
   w.conaffinity = geom.conaffinity;
@@ -154,7 +154,7 @@ MjcfModel MjcfReader::Read() {
                      : "robot" + std::to_string(model_.robots.size());
         Unmodelled unmodelled;
         const int robot = static_cast<int>(model_.robots.size());
-        model_.geometry_friction.emplace_back();
+        model_.geometry_surfaces.emplace_back();
         model_.geometry_masks.emplace_back();
         masks_.emplace_back();
         int root = -1;

@@ -141,7 +141,7 @@ void SdfReader::ReadStatic(const sdf::Model& model, const Isometry3d& X_WM) {
       }
       w.pose = ToPose(X_WG);
       w.name = model.Name() + "/" + info.name + "/" + c.Name();
-      w.friction = Friction(c, &world_.warnings);
+      w.surface.friction = Friction(c, &world_.warnings);
       w.contype = w.conaffinity = Bitmask(c);
       world_.world_geometries.push_back(w);
     }
@@ -176,7 +176,9 @@ void SdfReader::AddLinkGeometry(const LinkInfo& info, int link,
     g.link = link;
     g.pose_in_link = ToPose(X_TL * ToIsometry(X_LC));
     d->geometries.push_back(g);
-    world_.geometry_friction[robot].push_back(Friction(c, &d->warnings));
+    ContactSurface surface;
+    surface.friction = Friction(c, &d->warnings);
+    world_.geometry_surfaces[robot].push_back(surface);
     const int mask = Bitmask(c);
     world_.geometry_masks[robot].push_back({mask, mask});
     ++d->collision_counts.loaded;

@@ -263,7 +263,7 @@ void SdfReader::ReadModel(const sdf::Model& model, const Isometry3d& X_WM) {
   const auto start_robot = [&](const std::string& name) {
     RobotDescription d;
     d.name = name;
-    world_.geometry_friction.emplace_back();
+    world_.geometry_surfaces.emplace_back();
     world_.geometry_masks.emplace_back();
     world_.robot_self_collision.push_back(model.SelfCollide());
     world_.robot_filter_pairs.emplace_back();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,25 @@
 
 namespace sapcontact {
 
+/// How a geometry's surface meets others, as its model file states it.
+struct ContactSurface {
+  /// Sliding friction coefficient.
+  double friction{1.0};
+  /// false: frictionless against a geometry that is frictionless too (MJCF
+  /// condim 1; a pair takes the larger condim of its two geoms).
+  bool frictional{true};
+  /// A contact law per unit of the mass the contact carries (MJCF solref):
+  /// stiffness [1/s^2] and damping [1/s], so that the contact of mass m
+  /// obeys m x'' = -m stiffness_per_mass x - m damping_per_mass x'. A pair
+  /// mixes its two geometries' by their weights `mix` (MJCF solmix). NaN:
+  /// the file states no contact law (the scene's default material applies).
+  /// How a scene turns them into stiffness and dissipation:
+  /// sim/scene/world_scene.h.
+  double stiffness_per_mass{std::numeric_limits<double>::quiet_NaN()};
+  double damping_per_mass{std::numeric_limits<double>::quiet_NaN()};
+  double mix{1.0};
+};
+
 /// A collision shape fixed in the world.
 struct WorldGeometry {
   /// "world/<name>" (MJCF) or "<model>/<link>/<collision>" (SDFormat).
@@ -25,8 +45,7 @@ struct WorldGeometry {
   Shape shape;
   /// Pose of the shape frame in the world.
   Pose pose;
-  /// Sliding friction coefficient.
-  double friction{1.0};
+  ContactSurface surface;
   /// A mesh shape's file (absolute).
   std::string mesh_file;
   /// Collision bit masks: two geometries may touch when (contype_a &
@@ -46,8 +65,8 @@ struct WorldDescription {
   /// Per robot: whether its links collide with each other (MJCF: by the
   /// masks; SDFormat: <self_collide>).
   std::vector<bool> robot_self_collision;
-  /// Per robot, per RobotGeometry: the sliding friction coefficient.
-  std::vector<std::vector<double>> geometry_friction;
+  /// Per robot, per RobotGeometry: its surface.
+  std::vector<std::vector<ContactSurface>> geometry_surfaces;
   /// Per robot: link pairs (indices in its tree) that never collide with
   /// each other (MJCF: a body and its parent, <contact><exclude>; SDFormat:
   /// none beyond the scene's default filter).

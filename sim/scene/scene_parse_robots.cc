@@ -2,6 +2,7 @@
 // forces (docs/robots.md, docs/scenes.md; scene_parser.h).
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -267,10 +268,12 @@ void SceneParser::LoadModelFileRobot(const YAML::Node& n,
                       "): choose one with " + choice_key);
   }
   r->description = world.robots[index];
-  // The file's own warnings, with the first robot loaded from it.
+  // The file's own warnings, with the first robot loaded from it (once: a
+  // default class's line may be named by the robot and the file alike).
   if (warned_model_files_.insert(key).second) {
+    std::vector<std::string>& own = r->description.warnings;
     for (const std::string& w : world.warnings) {
-      r->description.warnings.push_back(w);
+      if (std::find(own.begin(), own.end(), w) == own.end()) own.push_back(w);
     }
   }
   r->fixed_base = r->description.tree.joint(0).type == JointType::kFixed;

@@ -2,14 +2,18 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include "sapcontact/sim/robot/mjcf_loader.h"
 #include "sapcontact/sim/robot/sdf_loader.h"
 #include "sapcontact/sim/robot/world_description.h"
+#include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/scene/scene_parser.h"
 
 namespace sapcontact {
@@ -30,7 +34,49 @@ void EmitVector(YAML::Emitter* out, const Eigen::Vector3d& v) {
        << YAML::EndSeq;
 }
 
+constexpr int kWorldOwner = -1;
+constexpr int kAnyOwner = -2;
+
+bool HasLaw(const ContactSurface& s) {
+  return std::isfinite(s.stiffness_per_mass) &&
+         std::isfinite(s.damping_per_mass);
+}
+
+// A scene material made for a surface: per owner (a robot's index, the
+// world, or kAnyOwner for a surface without a law per unit mass).
+struct SurfaceMaterial {
+  ContactSurface surface;
+  int owner;
+  std::string name;
+  bool SameAs(const SurfaceMaterial& o) const {
+    if (owner != o.owner || surface.friction != o.surface.friction ||
+        surface.frictional != o.surface.frictional) {
+      return false;
+    }
+    if (!HasLaw(surface)) return !HasLaw(o.surface);
+    return surface.stiffness_per_mass == o.surface.stiffness_per_mass &&
+           surface.damping_per_mass == o.surface.damping_per_mass &&
+           surface.mix == o.surface.mix;
+  }
+};
+
 }  // namespace
+
+ContactParameters SurfacePairParameters(const ContactSurface& a,
+                                        const ContactSurface& b, double mass) {
+  ContactParameters p;
+  p.model = ContactModel::kSap;
+  p.friction =
+      a.frictional || b.frictional ? std::max(a.friction, b.friction) : 0.0;
+  const double total = a.mix + b.mix;
+  const double wa = total > 0.0 ? a.mix / total : 0.5;
+  const double k =
+      wa * a.stiffness_per_mass + (1.0 - wa) * b.stiffness_per_mass;
+  const double c = wa * a.damping_per_mass + (1.0 - wa) * b.damping_per_mass;
+  p.stiffness = mass * k;
+  p.dissipation_time_scale = c / k;
+  return p;
+}
 
 ModelFileFormat ModelSceneFormat(const std::string& path) {
   const std::string ext = std::filesystem::path(path).extension().string();
@@ -73,19 +119,32 @@ std::string ModelSceneYaml(const std::string& path, ModelFileFormat format,
     model.world_geometries = std::move(kept);
   }
   const std::string file = std::filesystem::absolute(path).string();
-  // Materials: one per distinct friction (in order of appearance).
-  std::map<double, std::string> materials;
-  std::vector<double> order;
-  const auto material = [&](double mu) {
-    auto it = materials.find(mu);
-    if (it != materials.end()) return it->second;
-    const std::string name = "model_friction_" + std::to_string(order.size());
-    order.push_back(mu);
-    return materials[mu] = name;
+  // Materials: one per distinct surface (in order of appearance); a
+  // surface with a contact law per unit mass also per robot (or the world),
+  // whose mass turns it into a stiffness.
+  std::vector<double> robot_mass;
+  for (const RobotDescription& r : model.robots) {
+    robot_mass.push_back(r.tree.TotalMass());
+  }
+  std::vector<SurfaceMaterial> materials;
+  const auto material = [&](const ContactSurface& s, int owner) {
+    SurfaceMaterial m{s, HasLaw(s) ? owner : kAnyOwner, ""};
+    for (const SurfaceMaterial& x : materials) {
+      if (x.SameAs(m)) return x.name;
+    }
+    m.name = "model_surface_" + std::to_string(materials.size());
+    materials.push_back(m);
+    return m.name;
   };
-  for (const WorldGeometry& g : model.world_geometries) material(g.friction);
-  for (const auto& f : model.geometry_friction) {
-    for (double mu : f) material(mu);
+  std::vector<std::string> world_material;
+  for (const WorldGeometry& g : model.world_geometries) {
+    world_material.push_back(material(g.surface, kWorldOwner));
+  }
+  std::vector<std::vector<std::string>> geometry_material(model.robots.size());
+  for (size_t r = 0; r < model.robots.size(); ++r) {
+    for (const ContactSurface& s : model.geometry_surfaces[r]) {
+      geometry_material[r].push_back(material(s, static_cast<int>(r)));
+    }
   }
 
   YAML::Emitter out;
@@ -95,21 +154,73 @@ std::string ModelSceneYaml(const std::string& path, ModelFileFormat format,
   out << YAML::Key << "duration" << YAML::Value << 1.0;
   out << YAML::Key << "gravity" << YAML::Value;
   EmitVector(&out, model.gravity);
-  if (!order.empty()) {
+  if (!materials.empty()) {
     out << YAML::Key << "materials" << YAML::Value << YAML::BeginMap;
-    for (double mu : order) {
-      out << YAML::Key << materials[mu] << YAML::Value << YAML::Flow
-          << YAML::BeginMap << YAML::Key << "friction" << YAML::Value << mu
-          << YAML::EndMap;
+    for (const SurfaceMaterial& m : materials) {
+      out << YAML::Key << m.name << YAML::Value << YAML::Flow << YAML::BeginMap
+          << YAML::Key << "friction" << YAML::Value << m.surface.friction;
+      // A contact law per unit mass is SAP's linear spring-damper.
+      if (HasLaw(m.surface)) {
+        out << YAML::Key << "model" << YAML::Value
+            << ToString(ContactModel::kSap);
+      }
+      out << YAML::EndMap;
     }
     out << YAML::EndMap;
   }
+  // Pair parameters of every two materials with contact laws per unit mass
+  // that may meet (not two of the world's).
+  bool any_pair = false;
+  for (size_t i = 0; i < materials.size(); ++i) {
+    for (size_t j = i; j < materials.size(); ++j) {
+      const SurfaceMaterial &a = materials[i], &b = materials[j];
+      if (!HasLaw(a.surface) || !HasLaw(b.surface)) continue;
+      if (a.owner == kWorldOwner && b.owner == kWorldOwner) continue;
+      double mass;
+      if (a.owner == kWorldOwner || a.owner == b.owner) {
+        mass = robot_mass[b.owner];
+      } else if (b.owner == kWorldOwner) {
+        mass = robot_mass[a.owner];
+      } else {
+        const double ma = robot_mass[a.owner], mb = robot_mass[b.owner];
+        mass = ma * mb / (ma + mb);
+      }
+      ContactParameters p = SurfacePairParameters(a.surface, b.surface, mass);
+      // A (nearly) massless robot's law would give no stiffness at all.
+      if (p.stiffness < scene_limits::kMinStiffness ||
+          p.stiffness > scene_limits::kMaxStiffness) {
+        const double k = std::clamp(p.stiffness, scene_limits::kMinStiffness,
+                                    scene_limits::kMaxStiffness);
+        std::ostringstream w;
+        w << path << ": the contacts of materials " << a.name << " and "
+          << b.name << " would have stiffness " << p.stiffness
+          << " N/m (the law per unit mass times " << mass
+          << " kg), outside the limits of docs/scenes.md: they take " << k;
+        warnings->push_back(w.str());
+        p.stiffness = k;
+      }
+      if (!any_pair) {
+        out << YAML::Key << "material_pairs" << YAML::Value << YAML::BeginSeq;
+        any_pair = true;
+      }
+      out << YAML::Flow << YAML::BeginMap;
+      out << YAML::Key << "materials" << YAML::Value << YAML::Flow
+          << YAML::BeginSeq << a.name << b.name << YAML::EndSeq;
+      out << YAML::Key << "stiffness" << YAML::Value << p.stiffness;
+      out << YAML::Key << "dissipation_time_scale" << YAML::Value
+          << p.dissipation_time_scale;
+      out << YAML::Key << "friction" << YAML::Value << p.friction;
+      out << YAML::EndMap;
+    }
+  }
+  if (any_pair) out << YAML::EndSeq;
   std::set<std::string> names;
   for (const RobotDescription& r : model.robots)
     names.insert(SceneName(r.name));
   if (!model.world_geometries.empty()) {
     out << YAML::Key << "bodies" << YAML::Value << YAML::BeginSeq;
-    for (const WorldGeometry& g : model.world_geometries) {
+    for (size_t w = 0; w < model.world_geometries.size(); ++w) {
+      const WorldGeometry& g = model.world_geometries[w];
       std::string name =
           SceneName(g.name.rfind("world/", 0) == 0 ? g.name.substr(6) : g.name);
       if (names.count(name)) name = "world_" + name;
@@ -149,7 +260,7 @@ std::string ModelSceneYaml(const std::string& path, ModelFileFormat format,
       const Eigen::Quaterniond& q = g.pose.orientation;
       out << YAML::Key << "quaternion" << YAML::Value << YAML::Flow
           << YAML::BeginSeq << q.w() << q.x() << q.y() << q.z() << YAML::EndSeq;
-      out << YAML::Key << "material" << YAML::Value << materials[g.friction];
+      out << YAML::Key << "material" << YAML::Value << world_material[w];
       out << YAML::EndMap;
     }
     out << YAML::EndSeq;
@@ -158,11 +269,11 @@ std::string ModelSceneYaml(const std::string& path, ModelFileFormat format,
     out << YAML::Key << "robots" << YAML::Value << YAML::BeginSeq;
     for (size_t r = 0; r < model.robots.size(); ++r) {
       const RobotDescription& d = model.robots[r];
-      const std::vector<double>& mu = model.geometry_friction[r];
-      // The robot's material: its most common friction.
-      std::map<double, int> count;
-      for (double x : mu) ++count[x];
-      double common = 1.0;
+      const std::vector<std::string>& mat = geometry_material[r];
+      // The robot's material: its most common one.
+      std::map<std::string, int> count;
+      for (const std::string& x : mat) ++count[x];
+      std::string common;
       int best = -1;
       for (const auto& [x, n] : count) {
         if (n > best) common = x, best = n;
@@ -173,18 +284,17 @@ std::string ModelSceneYaml(const std::string& path, ModelFileFormat format,
       out << YAML::Key << (mjcf ? "mjcf_body" : "sdf_model") << YAML::Value
           << d.name;
       if (best >= 0) {
-        out << YAML::Key << "material" << YAML::Value << materials[common];
+        out << YAML::Key << "material" << YAML::Value << common;
       }
       bool any = false;
-      for (size_t g = 0; g < mu.size(); ++g) {
-        if (mu[g] == common) continue;
+      for (size_t g = 0; g < mat.size(); ++g) {
+        if (mat[g] == common) continue;
         if (!any) {
           out << YAML::Key << "geometry_materials" << YAML::Value
               << YAML::BeginMap;
           any = true;
         }
-        out << YAML::Key << d.geometries[g].name << YAML::Value
-            << materials[mu[g]];
+        out << YAML::Key << d.geometries[g].name << YAML::Value << mat[g];
       }
       if (any) out << YAML::EndMap;
       out << YAML::EndMap;

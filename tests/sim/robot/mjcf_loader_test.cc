@@ -162,8 +162,11 @@ TEST(MjcfLoader, SelfCollisionFollowsContypeAndConaffinity) {
   EXPECT_EQ(apart.bodies[1].parent, 0);
   EXPECT_EQ(apart.bodies[2].parent, 0);
   // Each collision geometry's friction, in the robot's geometry order.
-  EXPECT_EQ(apart.geometry_friction.at(0),
-            (std::vector<double>{1.0, 1.0, 0.4}));
+  std::vector<double> mu;
+  for (const ContactSurface& s : apart.geometry_surfaces.at(0)) {
+    mu.push_back(s.friction);
+  }
+  EXPECT_EQ(mu, (std::vector<double>{1.0, 1.0, 0.4}));
 }
 
 TEST(MjcfLoader, EulerSequencesAndStaticBodies) {
@@ -180,7 +183,7 @@ TEST(MjcfLoader, EulerSequencesAndStaticBodies) {
   EXPECT_TRUE(m.robots.empty());
   ASSERT_EQ(m.world_geometries.size(), 2u);
   EXPECT_EQ(m.world_geometries[0].name, "world/floor");
-  EXPECT_EQ(m.world_geometries[0].friction, 0.7);
+  EXPECT_EQ(m.world_geometries[0].surface.friction, 0.7);
   EXPECT_EQ(m.world_geometries[0].shape.type, ShapeType::kPlane);
   // euler 90 about z (first of zyx, moving axes): the board's local z is
   // still world z, its centre at (1, 0, 0.3).
@@ -278,7 +281,66 @@ TEST(MjcfLoader, WarningsForWhatIsNotModelled) {
               1000 * 4.0 / 3.0 * M_PI * 0.006, 1e-12);
 }
 
+TEST(MjcfLoader, ContactAttributesBecomeSurfacesAndTheRestIsWarnedOnce) {
+  // Three geoms inherit margin, solimp and condim 6 from one default
+  // <geom> (line 3): each warning names that line once. The world's plane
+  // keeps the defaults; a frictionless geom (condim 1) carries
+  // frictional = false; solref becomes a spring-damper per unit mass.
+  const MjcfModel m = ParseMjcf(R"(<mujoco>
+  <option timestep="0.005"/>
+  <default><geom margin="0.01" solimp="0.9 0.95 0.001" condim="6"/></default>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 1" condim="3" margin="0"
+          solimp="0.9 0.95 0.001"/>
+    <body name="b">
+      <joint/>
+      <geom size="0.1" solref="0.05 0.5" solmix="2"/>
+      <geom size="0.1" pos="0 0 1" condim="1" solref="-100 -3"/>
+      <geom size="0.1" pos="0 0 2" priority="1"/>
+    </body>
+  </worldbody>
+</mujoco>)",
+                                "surf.xml");
+  std::vector<std::string> all = m.warnings;
+  for (const std::string& w : m.robots.at(0).warnings) all.push_back(w);
+  const auto count = [&](const std::string& s) {
+    int n = 0;
+    for (const std::string& w : all) n += w.find(s) != std::string::npos;
+    return n;
+  };
+  EXPECT_EQ(count("surf.xml:3: <geom>: margin=0.01 is not modelled"), 1);
+  EXPECT_EQ(count("surf.xml:3: <geom>: solimp is not modelled"), 1);
+  EXPECT_EQ(count("surf.xml:5: <geom name='floor'>: solimp is not modelled"),
+            1);
+  EXPECT_EQ(count("surf.xml:3: <geom>: condim=6: torsional and rolling"), 1);
+  EXPECT_EQ(count("surf.xml:11: <geom>: priority is not modelled"), 1);
+  EXPECT_EQ(count("margin"), 1);  // the floor's own margin="0" is silent
+  ASSERT_EQ(m.world_geometries.size(), 1u);
+  const ContactSurface& floor = m.world_geometries[0].surface;
+  EXPECT_TRUE(floor.frictional);
+  EXPECT_EQ(floor.stiffness_per_mass, 1.0 / (0.02 * 0.02));
+  EXPECT_EQ(floor.damping_per_mass, 2.0 / 0.02);
+  const std::vector<ContactSurface>& g = m.geometry_surfaces.at(0);
+  ASSERT_EQ(g.size(), 3u);
+  EXPECT_NEAR(g[0].stiffness_per_mass, 1.0 / (0.025 * 0.025), 1e-9);
+  EXPECT_EQ(g[0].damping_per_mass, 2.0 / 0.05);
+  EXPECT_EQ(g[0].mix, 2.0);
+  EXPECT_TRUE(g[0].frictional);  // condim 6
+  EXPECT_FALSE(g[1].frictional);
+  EXPECT_EQ(g[1].stiffness_per_mass, 100.0);
+  EXPECT_EQ(g[1].damping_per_mass, 3.0);
+}
+
 TEST(MjcfLoader, ErrorsNameFileLineAndElement) {
+  EXPECT_EQ(MjcfErrorOf("<mujoco><worldbody><body><joint/>\n<geom "
+                        "size='1' condim='2'/></body></worldbody></mujoco>"),
+            "model.xml:2: <geom>: condim must be 1, 3, 4 or 6");
+  EXPECT_EQ(MjcfErrorOf("<mujoco><worldbody><body><joint/>\n<geom "
+                        "size='1' solref='0.02 -1'/></body></worldbody>"
+                        "</mujoco>"),
+            "model.xml:2: <geom>: solref must be two positive numbers "
+            "(timeconst, dampratio) or a negative and a non-positive one "
+            "(-stiffness, -damping)");
   EXPECT_EQ(MjcfErrorOf("<robot/>"),
             "model.xml:1: the root element is <robot>, not <mujoco>: not an "
             "MJCF file");

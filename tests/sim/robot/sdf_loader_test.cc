@@ -237,7 +237,7 @@ TEST(SdfLoader, PendulumInertiaAboutItsPivot) {
   EXPECT_LT(
       (d.geometries[0].pose_in_link.position - Vector3d(0, 0, -0.5)).norm(),
       1e-12);
-  EXPECT_EQ(w.geometry_friction[0][0], 0.4);
+  EXPECT_EQ(w.geometry_surfaces[0][0].friction, 0.4);
   // The gravity torque at q = 0.3 is -m g l sin(q).
   Eigen::VectorXd q = d.initial_positions, c;
   q[0] = 0.3;
@@ -285,7 +285,7 @@ TEST(SdfLoader, WorldWithStaticModelsPhysicsAndFreeBodies) {
   const WorldGeometry& plane = w.world_geometries[0];
   EXPECT_EQ(plane.name, "ground/l/plane");
   EXPECT_EQ(plane.shape.type, ShapeType::kPlane);
-  EXPECT_EQ(plane.friction, 0.6);
+  EXPECT_EQ(plane.surface.friction, 0.6);
   // The plane's z axis is the normal.
   EXPECT_LT((plane.pose.orientation * Vector3d::UnitZ() -
              Vector3d(0, 1, 1).normalized())

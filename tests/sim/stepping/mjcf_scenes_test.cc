@@ -447,23 +447,115 @@ TEST(MjcfScenes, StaticGeomsMujocoWouldNotLetTouchAreLeftOut) {
   EXPECT_GT(stepper.robot_states()[0].q[0], 0.01);
 }
 
-TEST(MjcfScenes, TheFilesFrictionsBecomeMaterials) {
-  // The hopper's foot has friction 2, its other geoms 0.9, its floor 1.
+TEST(MjcfScenes, PairsTakeMujocosLargerFrictionAndCondim) {
+  // The hopper: foot friction 2, its other geoms 0.9 (the default class,
+  // condim 1, solref (0.02, 1)), its floor 1 (condim 3). MuJoCo's pair
+  // takes the larger friction and the larger condim: foot-floor 2,
+  // leg-floor 1, two of its own condim-1 geoms frictionless.
   const Scene s = LoadScene(GymModel("hopper"));
   const RobotSpec& r = s.robots.at(0);
-  const auto friction = [&](int m) { return s.materials.at(m).friction; };
-  EXPECT_EQ(friction(r.material_index), 0.9);
-  ASSERT_EQ(r.geometry_material_index.size(), r.description.geometries.size());
-  for (size_t g = 0; g < r.description.geometries.size(); ++g) {
-    const int m = r.geometry_material_index[g];
-    const bool foot = r.description.geometries[g].name == "foot/foot_geom";
-    EXPECT_EQ(m < 0 ? friction(r.material_index) : friction(m),
-              foot ? 2.0 : 0.9)
-        << r.description.geometries[g].name;
-  }
   ASSERT_EQ(s.bodies.size(), 1u);
   EXPECT_EQ(s.bodies[0].name, "floor");
-  EXPECT_EQ(friction(s.bodies[0].material_index), 1.0);
+  const int floor = s.bodies[0].material_index;
+  const auto material = [&](const std::string& geometry) {
+    for (size_t g = 0; g < r.description.geometries.size(); ++g) {
+      if (r.description.geometries[g].name != geometry) continue;
+      const int m =
+          r.geometry_material_index.empty() ? -1 : r.geometry_material_index[g];
+      return m < 0 ? r.material_index : m;
+    }
+    ADD_FAILURE() << "no geometry " << geometry;
+    return 0;
+  };
+  const int foot = material("foot/foot_geom");
+  const int thigh = material("thigh/thigh_geom");
+  EXPECT_EQ(s.MaterialPairParameters(foot, floor).friction, 2.0);
+  EXPECT_EQ(s.MaterialPairParameters(thigh, floor).friction, 1.0);
+  EXPECT_EQ(s.MaterialPairParameters(foot, thigh).friction, 0.0);
+  EXPECT_EQ(s.MaterialPairParameters(thigh, thigh).friction, 0.0);
+  // solref (0.02, 1) on the hopper's mass: k = M / 0.02^2, tau_d = 0.04 s.
+  const double M = r.description.tree.TotalMass();
+  const ContactParameters p = s.MaterialPairParameters(thigh, floor);
+  EXPECT_NEAR(p.stiffness, M / (0.02 * 0.02), 1e-9 * p.stiffness);
+  EXPECT_NEAR(p.dissipation_time_scale, 0.04, 1e-15);
+  EXPECT_EQ(p.model, ContactModel::kSap);
+}
+
+// A file of two free spheres on a plane, each with its own solref.
+std::string TwoSpheresOnAPlane(const std::string& solref_a,
+                               const std::string& solref_b) {
+  const fs::path dir = fs::temp_directory_path() /
+                       ("sapcontact_solref_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "spheres.xml").string();
+  std::ofstream(path) << R"(<mujoco model="spheres">
+  <option timestep="0.002"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1" solmix="0"/>
+    <body name="a" pos="0 0 0.1">
+      <freejoint/>
+      <geom type="sphere" size="0.1" mass="2" solref=")"
+                      << solref_a << R"("/>
+    </body>
+    <body name="b" pos="1 0 0.1">
+      <freejoint/>
+      <geom type="sphere" size="0.1" mass="5" solref=")"
+                      << solref_b << R"("/>
+    </body>
+  </worldbody>
+</mujoco>
+)";
+  return path;
+}
+
+TEST(MjcfScenes, SolrefIsASpringDamperPerUnitMass) {
+  // solref (tc, dampratio): k = m / (tc dampratio)^2 and tau_d = 2 tc
+  // dampratio^2, so a sphere of any mass rests g (tc dampratio)^2 deep;
+  // the direct form (-k, -b) gives k / m and b / m themselves. The floor's
+  // solmix 0 leaves each pair the sphere's law.
+  const std::string file = TwoSpheresOnAPlane("0.03 0.8", "-2000 -100");
+  const Scene s = LoadScene(file, {"duration=3"});
+  ASSERT_EQ(s.robots.size(), 2u);
+  const double g = 9.81;
+  const double deep_a = g * std::pow(0.03 * 0.8, 2), deep_b = g / 2000.0;
+  for (int r = 0; r < 2; ++r) {
+    const ContactParameters p = s.MaterialPairParameters(
+        s.robots[r].material_index, s.bodies.at(0).material_index);
+    const double m = r == 0 ? 2.0 : 5.0;
+    EXPECT_NEAR(p.stiffness, r == 0 ? m / std::pow(0.03 * 0.8, 2) : m * 2000.0,
+                1e-9 * p.stiffness);
+    EXPECT_NEAR(p.dissipation_time_scale,
+                r == 0 ? 2 * 0.03 * 0.8 * 0.8 : 100.0 / 2000.0, 1e-15);
+  }
+  Eigen::VectorXd za(1), zb(1);
+  int failed = 0;
+  const SimulationSummary sum =
+      Simulate(s, [&](const TimeStepper& st, const StepInfo&) {
+        za[0] = st.robot_states()[0].q[2];
+        zb[0] = st.robot_states()[1].q[2];
+      });
+  failed = sum.failed_steps;
+  EXPECT_EQ(failed, 0);
+  std::printf(
+      "[solref] sphere a %.6f m deep (g (tc z)^2 = %.6f), b %.6f "
+      "(g / k = %.6f)\n",
+      0.1 - za[0], deep_a, 0.1 - zb[0], deep_b);
+  EXPECT_NEAR(0.1 - za[0], deep_a, 0.01 * deep_a);
+  EXPECT_NEAR(0.1 - zb[0], deep_b, 0.01 * deep_b);
+}
+
+TEST(MjcfScenes, ATimeConstantUnderTwoStepsIsRaisedToTwoSteps) {
+  // MuJoCo's refsafe: timeconst = max(timeconst, 2 timestep).
+  const Scene s = LoadScene(TwoSpheresOnAPlane("0.001 1", "0.02 1"));
+  const ContactParameters p = s.MaterialPairParameters(
+      s.robots.at(0).material_index, s.bodies.at(0).material_index);
+  EXPECT_NEAR(p.stiffness, 2.0 / (0.004 * 0.004), 1e-9 * p.stiffness);
+  // Two robots meet with their reduced mass and the mean of their laws
+  // (solmix 1 each).
+  const ContactParameters ab = s.MaterialPairParameters(
+      s.robots.at(0).material_index, s.robots.at(1).material_index);
+  const double k = 0.5 / (0.004 * 0.004) + 0.5 / (0.02 * 0.02);
+  EXPECT_NEAR(ab.stiffness, 2.0 * 5.0 / 7.0 * k, 1e-9 * ab.stiffness);
 }
 
 }  // namespace
