@@ -186,15 +186,15 @@ MjcfModel MjcfReader::Read() {
   ReadContactExcludes();
   ReadKeyframes();
   ReadJointEqualities();
-  // Sections this reader does not apply yet, and elements it ignores.
-  // Elements that change the dynamics but are not applied: one warning
-  // each, naming it; sensors (which only measure) in one count.
-  for (const char* section : {"tendon", "equality", "contact"}) {
+  ReadTendons();
+  ReadWeldsAndConnects();
+  // Elements this reader does not apply yet: one warning each, naming it;
+  // sensors (which only measure) in one count.
+  for (const char* section : {"equality", "contact"}) {
     for (const Element* s : doc_.Children(doc_.root(), section)) {
       for (const Element* c : doc_.Children(s)) {
         const std::string t = MjcfDocument::Tag(c);
-        if (t == "exclude" ||
-            (std::string(section) == "equality" && t == "joint")) {
+        if (t == "exclude" || t == "joint" || t == "weld" || t == "connect") {
           continue;
         }
         model_.warnings.push_back(doc_.Where(c) + ": <" + section + "><" + t +

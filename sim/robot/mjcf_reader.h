@@ -116,6 +116,8 @@ class MjcfReader {
   void ReadContactExcludes();
   void ReadKeyframes();
   void ReadJointEqualities();
+  void ReadTendons();
+  void ReadWeldsAndConnects();
   // Adds body `e` (and its subtree) to robot `d`.
   void ReadBody(const Element* e, const std::string& inherited, int parent_link,
                 const Isometry3d& X_PL_parent, const Isometry3d& X_W_parent,

@@ -368,5 +368,167 @@ void MjcfReader::ReadJointEqualities() {
   }
 }
 
+// <tendon><fixed>: L = sum coef q of hinge and slide joints of one robot.
+// A range (limited, or auto with a range) holds L within it; stiffness,
+// damping and frictionloss are warned; a tendon without any of them does
+// nothing in MuJoCo either (unless an actuator pulls it: warned there).
+void MjcfReader::ReadTendons() {
+  for (const Element* section : doc_.Children(doc_.root(), "tendon")) {
+    for (const Element* e : doc_.Children(section)) {
+      const std::string tag = MjcfDocument::Tag(e);
+      if (tag != "fixed") {
+        model_.warnings.push_back(doc_.Where(e) + ": <tendon><" + tag +
+                                  "> is not applied (fixed tendons are)");
+        continue;
+      }
+      const std::string cls = doc_.ClassOf(e, "main");
+      const char* name = e->Attribute("name");
+      TendonLimit t;
+      t.name = name != nullptr ? name : "tendon";
+      int robot = -1;
+      for (const Element* j : doc_.Children(e, "joint")) {
+        const char* joint = j->Attribute("joint");
+        if (joint == nullptr) doc_.Fail(j, "needs joint");
+        int r_of = -1, index = -1;
+        for (size_t r = 0; r < model_.robots.size(); ++r) {
+          const int k = model_.robots[r].tree.FindJoint(joint);
+          if (k >= 0) r_of = static_cast<int>(r), index = k;
+        }
+        if (r_of < 0) {
+          doc_.Fail(j, "no joint named '" + std::string(joint) + "'");
+        }
+        const JointType type = model_.robots[r_of].tree.joint(index).type;
+        if ((type != JointType::kRevolute && type != JointType::kPrismatic) ||
+            (robot >= 0 && r_of != robot)) {
+          doc_.Fail(j,
+                    "a fixed tendon's joints must be hinge or slide "
+                    "joints of one robot");
+        }
+        robot = r_of;
+        t.joints.push_back(index);
+        t.coefficients.push_back(doc_.Number(j, "coef", "", 1.0));
+      }
+      if (robot < 0) doc_.Fail(e, "a fixed tendon needs at least one <joint>");
+      for (const char* a : {"stiffness", "damping", "frictionloss"}) {
+        if (doc_.Number(e, a, cls, 0.0) != 0.0) {
+          model_.warnings.push_back(doc_.Where(e) + ": the tendon's " + a +
+                                    " is not applied (its range is)");
+        }
+      }
+      const int limited = doc_.Bool(e, "limited", cls, -1);
+      const bool has_range = doc_.Find(e, "range", cls) != nullptr;
+      if (!(limited == 1 || (limited == -1 && has_range))) continue;
+      const VectorXd range = doc_.Numbers(e, "range", cls, VectorXd::Zero(2));
+      if (!(range[0] < range[1])) {
+        doc_.Fail(e, "a limited tendon needs range with lower < upper");
+      }
+      t.lower = range[0];
+      t.upper = range[1];
+      model_.robots[robot].tendon_limits.push_back(std::move(t));
+    }
+  }
+}
+
+// <equality><weld> and <connect> between a body of a robot and a static
+// body (MuJoCo's mocap bodies are static here): the robot's body is held
+// where the file puts it relative to the static one, near-rigidly. Others
+// (two robots, one robot's own bodies) are warned.
+void MjcfReader::ReadWeldsAndConnects() {
+  // World poses of the robots' links at qpos0.
+  std::vector<std::vector<Isometry3d>> X_WL(model_.robots.size());
+  for (size_t r = 0; r < model_.robots.size(); ++r) {
+    CalcLinkPoses(model_.robots[r].tree, model_.robots[r].initial_positions,
+                  &X_WL[r]);
+  }
+  const auto world_pose = [&](const MjcfBody& b) {
+    return b.robot < 0 ? ToIsometry(b.body_in_link)
+                       : X_WL[b.robot][b.link] * ToIsometry(b.body_in_link);
+  };
+  for (const Element* section : doc_.Children(doc_.root(), "equality")) {
+    for (const Element* e : doc_.Children(section)) {
+      const std::string tag = MjcfDocument::Tag(e);
+      if (tag != "weld" && tag != "connect") continue;
+      const char* names[2] = {e->Attribute("body1"), e->Attribute("body2")};
+      if (names[0] == nullptr) doc_.Fail(e, "needs body1");
+      int index[2] = {-1, -1};
+      for (int k = 0; k < 2; ++k) {
+        if (names[k] == nullptr) continue;  // body2 omitted: the world
+        for (size_t b = 0; b < model_.bodies.size(); ++b) {
+          if (model_.bodies[b].name == names[k]) index[k] = static_cast<int>(b);
+        }
+        if (index[k] < 0) {
+          doc_.Fail(e, "no body named '" + std::string(names[k]) + "'");
+        }
+      }
+      const auto robot_of = [&](int k) {
+        return index[k] < 0 ? -1 : model_.bodies[index[k]].robot;
+      };
+      if ((robot_of(0) >= 0) == (robot_of(1) >= 0)) {
+        model_.warnings.push_back(
+            doc_.Where(e) + ": a " + tag +
+            " between two moving bodies (or two static ones) is not applied "
+            "(one of a robot's bodies to a static body is)");
+        continue;
+      }
+      const std::string cls = doc_.ClassOf(e, "main");
+      if (doc_.Owner(e, "solref", cls) != nullptr ||
+          doc_.Owner(e, "solimp", cls) != nullptr) {
+        model_.warnings.push_back(doc_.Where(e) +
+                                  ": solref and solimp of an equality are "
+                                  "not applied (it holds near-rigidly)");
+      }
+      const int moving = robot_of(0) >= 0 ? 0 : 1;
+      const MjcfBody& mb = model_.bodies[index[moving]];
+      const Isometry3d X_W1 = index[0] < 0
+                                  ? Isometry3d::Identity()
+                                  : world_pose(model_.bodies[index[0]]);
+      const Isometry3d X_W2 = index[1] < 0
+                                  ? Isometry3d::Identity()
+                                  : world_pose(model_.bodies[index[1]]);
+      LinkWeld w;
+      w.name = std::string(tag) + " " +
+               (e->Attribute("name") != nullptr ? e->Attribute("name")
+                                                : names[moving]);
+      w.link = mb.link;
+      const Isometry3d X_WL0 = X_WL[mb.robot][mb.link];
+      if (tag == "connect") {
+        // anchor in body1's frame; the point coincides with body2's at
+        // qpos0.
+        const Eigen::Vector3d a_W =
+            X_W1 * Eigen::Vector3d(
+                       doc_.Numbers(e, "anchor", "", Eigen::Vector3d::Zero()));
+        w.orientation = false;
+        w.X_LF = Isometry3d::Identity();
+        w.X_LF.translation() = X_WL0.inverse() * a_W;
+        w.X_WT = Isometry3d::Identity();
+        w.X_WT.translation() = a_W;
+      } else {
+        // relpose: body2 in body1's frame; a zero quaternion (MuJoCo's
+        // default) takes their relative pose at qpos0.
+        const VectorXd rel = doc_.Numbers(
+            e, "relpose", cls, (VectorXd(7) << 0, 1, 0, 0, 0, 0, 0).finished());
+        Isometry3d X_W2_held = X_W2;
+        if (rel.tail<4>().norm() > 0.0) {
+          Isometry3d X_12 = Isometry3d::Identity();
+          X_12.translation() = rel.head<3>();
+          X_12.linear() = Eigen::Quaterniond(rel[3], rel[4], rel[5], rel[6])
+                              .normalized()
+                              .toRotationMatrix();
+          X_W2_held = X_W1 * X_12;
+        }
+        // F: the moving body's frame; T: where the file holds it.
+        w.X_LF = ToIsometry(mb.body_in_link);
+        if (moving == 1) {
+          w.X_WT = X_W2_held;
+        } else {
+          // body1 moves: held at X_W2 X_12^-1 = X_W2 (X_W1^-1 X_W2_held)^-1.
+          w.X_WT = X_W2 * (X_W1.inverse() * X_W2_held).inverse();
+        }
+      }
+      model_.robots[mb.robot].welds.push_back(w);
+    }
+  }
+}
+
 }  // namespace mjcf_loader_internal
 }  // namespace sapcontact

@@ -41,6 +41,30 @@ struct JointCoupling {
   double offset{0.0};
 };
 
+/// A frame F on a link held at a pose T fixed in the world, near-rigidly
+/// (docs/theory.md §17): all six coordinates (a weld) or F's origin only
+/// (orientation false: a ball-and-socket point, MJCF connect). MJCF
+/// <equality> weld and connect between a robot's body and a static one.
+struct LinkWeld {
+  std::string name;
+  int link{-1};
+  /// F in the link frame (X_LF) and the world pose T it is held at (X_WT).
+  Eigen::Isometry3d X_LF{Eigen::Isometry3d::Identity()};
+  Eigen::Isometry3d X_WT{Eigen::Isometry3d::Identity()};
+  bool orientation{true};
+};
+
+/// A fixed tendon's length L = sum_i c_i q_i of 1-DOF joints held within
+/// [lower, upper] [m or rad] by two unilateral rows, near-rigid as joint
+/// limits are (MJCF <tendon><fixed range>).
+struct TendonLimit {
+  std::string name;
+  std::vector<int> joints;  // indices in RobotDescription::tree
+  std::vector<double> coefficients;
+  double lower{0.0};
+  double upper{0.0};
+};
+
 /// What an actuator does with its control u (MJCF actuators, by MuJoCo's
 /// force f = gain u + bias with the actuator length gear q).
 enum class ActuatorKind {
@@ -90,6 +114,8 @@ struct RobotDescription {
   /// in link order, each link's in document order. Display only.
   std::vector<VisualGeometry> visuals;
   std::vector<JointCoupling> couplings;
+  std::vector<LinkWeld> welds;
+  std::vector<TendonLimit> tendon_limits;
   /// Actuators (motors and servos), in file order; their controls are set
   /// at run time (TimeStepper::SetControls), zero until then.
   std::vector<RobotActuator> actuators;

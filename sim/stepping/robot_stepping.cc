@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sapcontact/sim/stepping/time_stepper.h"
+#include "sapcontact/solver/sap/weld_constraint.h"
 
 namespace sapcontact {
 
@@ -295,6 +296,62 @@ void TimeStepper::AddRobotProblem(int r) {
         1, st.q(mb.position_start(c.follower)) -
                c.multiplier * st.q(mb.position_start(c.leader)) - c.offset);
     h.name = spec.name + "/" + mb.joint(c.follower).name + " mimic";
+    last_.problem.holonomic.push_back(std::move(h));
+  }
+  // Fixed tendons' ranges (MJCF): L = c' q within [lower, upper], entered
+  // like joint limits when within reach of this step.
+  if (spec.joint_limits) {
+    for (const TendonLimit& tl : spec.description.tendon_limits) {
+      ConstraintJacobianBlock row;
+      row.tree = t;
+      row.J = Eigen::MatrixXd::Zero(1, n);
+      double L = 0.0;
+      for (size_t k = 0; k < tl.joints.size(); ++k) {
+        const int j = tl.joints[k];
+        row.J(0, mb.velocity_start(j)) += tl.coefficients[k];
+        L += tl.coefficients[k] * st.q(mb.position_start(j));
+      }
+      const double rate = (row.J * st.v)(0),
+                   rate_star = (row.J * tree.v_star)(0);
+      const double window =
+          2.0 * dt * std::max(std::abs(rate), std::abs(rate_star)) + 1e-3;
+      for (int side = 0; side < 2; ++side) {
+        const double gap = side == 0 ? L - tl.lower : tl.upper - L;
+        if (gap > window) continue;
+        LimitConstraint lim;
+        lim.first = row;
+        if (side == 1) lim.first.J = -row.J;
+        lim.g0 = Eigen::VectorXd::Constant(1, gap);
+        lim.name = spec.name + "/tendon " + tl.name +
+                   (side == 0 ? " lower limit" : " upper limit");
+        last_.problem.limits.push_back(std::move(lim));
+      }
+    }
+  }
+  // Links held at world poses (MJCF weld and connect to static bodies).
+  for (const LinkWeld& w : spec.description.welds) {
+    WeldFrame held, frame;
+    held.pose = w.X_WT;
+    frame.pose = step_.link_poses[r][w.link] * w.X_LF;
+    frame.tree = t;
+    CalcFrameJacobian(mb, step_.link_poses[r], w.link, frame.pose.translation(),
+                      &frame.J);
+    HolonomicConstraint h =
+        MakeWeldConstraint(held, frame, spec.name + "/" + w.name);
+    // Only the rows the robot can move: a row its joints cannot change
+    // (a hinge's tip along the hinge axis) has no impulse to give.
+    const int rows = w.orientation ? 6 : 3;
+    const double scale = h.first.J.topRows(rows).rowwise().norm().maxCoeff();
+    int kept = 0;
+    for (int i = 0; i < rows; ++i) {
+      if (h.first.J.row(i).norm() <= 1e-9 * scale) continue;
+      h.first.J.row(kept) = h.first.J.row(i);
+      h.g0(kept) = h.g0(i);
+      ++kept;
+    }
+    if (kept == 0) continue;
+    h.g0.conservativeResize(kept);
+    h.first.J.conservativeResize(kept, Eigen::NoChange);
     last_.problem.holonomic.push_back(std::move(h));
   }
   // Implicit PD actuation, one row per actuated joint.

@@ -280,9 +280,12 @@ TEST(MjcfScenes, FetchPickAndPlaceRunsAndItsFingersFollowTheirServos) {
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   const Scene scene =
       LoadScene((dir / "fetch/pick_and_place.xml").string(), {"duration=0.5"});
+  // The weld of the gripper to the (static) mocap body is applied, its
+  // solref warned.
   bool weld_warned = false;
   for (const std::string& w : scene.warnings) {
-    weld_warned |= w.find("<equality>") != std::string::npos;
+    weld_warned |=
+        w.find("shared.xml:39: <weld>: solref and solimp") != std::string::npos;
   }
   EXPECT_TRUE(weld_warned);
   int fetch = -1;
@@ -301,10 +304,25 @@ TEST(MjcfScenes, FetchPickAndPlaceRunsAndItsFingersFollowTheirServos) {
     excluded |= (a == r && b == l) || (a == l && b == r);
   }
   EXPECT_TRUE(excluded);
+  ASSERT_EQ(robot.description.welds.size(), 1u);
+  const Eigen::Isometry3d X_WG0 =
+      stepper.LinkPose(fetch, "robot0:gripper_link");
   stepper.SetControls(fetch, Eigen::Vector2d(0.03, 0.03));
   int failed = 0;
   for (int k = 0; k < 250; ++k) failed += stepper.Step().failed;
   EXPECT_EQ(failed, 0);
+  // The weld holds the gripper where it started (relpose by default: the
+  // pose at qpos0) while gravity pulls the unactuated arm: within 1 mm and
+  // 1 mrad after 0.5 s (the arm would fall without it).
+  const Eigen::Isometry3d X_WG = stepper.LinkPose(fetch, "robot0:gripper_link");
+  std::printf(
+      "[fetch] gripper moved %.3e m, turned %.3e rad\n",
+      (X_WG.translation() - X_WG0.translation()).norm(),
+      Eigen::AngleAxisd(X_WG.linear() * X_WG0.linear().transpose()).angle());
+  EXPECT_LT((X_WG.translation() - X_WG0.translation()).norm(), 1e-3);
+  EXPECT_LT(
+      Eigen::AngleAxisd(X_WG.linear() * X_WG0.linear().transpose()).angle(),
+      1e-3);
   const MultibodyTree& tree = robot.description.tree;
   for (const char* finger :
        {"robot0:l_gripper_finger_joint", "robot0:r_gripper_finger_joint"}) {
@@ -445,6 +463,80 @@ TEST(MjcfScenes, StaticGeomsMujocoWouldNotLetTouchAreLeftOut) {
   EXPECT_EQ(stepper.last_contacts().size(), 0u);
   // 500 N on the cart (gear 500): it moves 1 dt^2 n (n + 1) / 2 a along x.
   EXPECT_GT(stepper.robot_states()[0].q[0], 0.01);
+}
+
+// A file in the per-process temporary folder.
+std::string WriteModel(const std::string& name, const std::string& xml) {
+  const fs::path dir = fs::temp_directory_path() /
+                       ("sapcontact_mjcf_rows_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / name).string();
+  std::ofstream(path) << xml;
+  return path;
+}
+
+TEST(MjcfScenes, ConnectWeldAndTendonRangesHoldTheirRobots) {
+  // Three horizontal pendulums under gravity (hinges about y, rods 0.5 m
+  // along x): the first's tip is connected to a static body, the second is
+  // welded to the world frame it starts in, the third is a chain of two
+  // hinges whose fixed tendon q2 - q1 stays within +-0.05 rad. A free
+  // pendulum would swing down by 1.5 rad in 0.5 s, a free elbow fold.
+  const std::string file = WriteModel("rows.xml", R"(<mujoco model="rows">
+  <option timestep="0.002"/>
+  <worldbody>
+    <body name="anchor" pos="0.5 0 1"/>
+    <body name="a" pos="0 0 1">
+      <joint name="ja" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.02" mass="1"/>
+    </body>
+    <body name="b" pos="0 1 1">
+      <joint name="jb" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.02" mass="1"/>
+    </body>
+    <body name="c1" pos="0 2 1">
+      <joint name="j1" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.02" mass="1"/>
+      <body name="c2" pos="0.5 0 0">
+        <joint name="j2" type="hinge" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.02" mass="1"/>
+      </body>
+    </body>
+  </worldbody>
+  <equality>
+    <connect body1="anchor" body2="a" anchor="0 0 0"/>
+    <weld body1="b"/>
+  </equality>
+  <tendon>
+    <fixed name="elbow" range="-0.05 0.05">
+      <joint joint="j2" coef="1"/><joint joint="j1" coef="-1"/>
+    </fixed>
+  </tendon>
+</mujoco>
+)");
+  const Scene s = LoadScene(file, {"duration=0.5"});
+  ASSERT_EQ(s.robots.size(), 3u);
+  EXPECT_EQ(s.robots[0].description.welds.size(), 1u);
+  EXPECT_FALSE(s.robots[0].description.welds[0].orientation);
+  EXPECT_TRUE(s.robots[1].description.welds[0].orientation);
+  ASSERT_EQ(s.robots[2].description.tendon_limits.size(), 1u);
+  double max_a = 0, max_b = 0, max_elbow = 0, max_fold = 0;
+  const SimulationSummary sum =
+      Simulate(s, [&](const TimeStepper& st, const StepInfo&) {
+        max_a = std::max(max_a, std::abs(st.robot_states()[0].q[0]));
+        max_b = std::max(max_b, std::abs(st.robot_states()[1].q[0]));
+        const Eigen::VectorXd& q = st.robot_states()[2].q;
+        max_elbow = std::max(max_elbow, std::abs(q[1] - q[0]));
+        max_fold = std::max(max_fold, std::abs(q[0]));
+      });
+  EXPECT_EQ(sum.failed_steps, 0) << sum.first_failure;
+  std::printf(
+      "[rows] connect %.2e rad, weld %.2e rad, tendon %.4f rad "
+      "(chain swung %.2f rad)\n",
+      max_a, max_b, max_elbow, max_fold);
+  EXPECT_LT(max_a, 1e-3);
+  EXPECT_LT(max_b, 1e-3);
+  EXPECT_LT(max_elbow, 0.05 + 2e-3);
+  EXPECT_GT(max_fold, 0.5);  // the chain itself falls
 }
 
 TEST(MjcfScenes, PairsTakeMujocosLargerFrictionAndCondim) {
