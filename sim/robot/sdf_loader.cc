@@ -6,6 +6,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "sapcontact/sim/robot/package_search.h"
 #include "sapcontact/sim/robot/sdf_reader.h"
 
 namespace sapcontact {
@@ -24,18 +25,6 @@ std::mutex& SdformatMutex() {
 }
 
 // The colon-separated folders of an environment variable.
-std::vector<std::string> EnvFolders(const char* name) {
-  std::vector<std::string> out;
-  const char* env = std::getenv(name);
-  if (env == nullptr) return out;
-  std::istringstream in(env);
-  std::string f;
-  while (std::getline(in, f, ':')) {
-    if (!f.empty()) out.push_back(f);
-  }
-  return out;
-}
-
 // Elements we do not simulate, counted by tag over the whole tree.
 void CountIgnored(const sdf::ElementPtr& e, std::map<std::string, int>* n) {
   for (sdf::ElementPtr c = e->GetFirstElement(); c != nullptr;
@@ -87,15 +76,7 @@ std::string SdfReader::FindPackage(const std::string& name, bool ros) const {
                                    "IGN_GAZEBO_RESOURCE_PATH",
                                    "GAZEBO_MODEL_PATH"};
   if (ros) vars.push_back("ROS_PACKAGE_PATH");
-  for (const char* var : vars) {
-    for (const std::string& folder : EnvFolders(var)) {
-      std::error_code ec;
-      const fs::path f(folder);
-      if (f.filename() == name && fs::is_directory(f, ec)) return f.string();
-      if (fs::is_directory(f / name, ec)) return (f / name).string();
-    }
-  }
-  return "";
+  return FindPackageFolder(name, vars);
 }
 
 std::string SdfReader::SearchedFolders(bool ros) const {

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "sapcontact/sim/robot/package_search.h"
 #include "sapcontact/sim/robot/urdf_reader.h"
 
 namespace sapcontact {
@@ -106,22 +107,13 @@ std::string UrdfReader::ResolveMeshUri(const TiXmlElement* s,
     return (fs::path(it->second) / file).lexically_normal().string();
   }
   std::string searched;
-  const char* env =
-      options_.use_ros_package_path ? std::getenv("ROS_PACKAGE_PATH") : nullptr;
-  if (env != nullptr) {
-    std::istringstream folders(env);
-    std::string folder;
-    while (std::getline(folders, folder, ':')) {
-      if (folder.empty()) continue;
-      searched += (searched.empty() ? "" : ", ") + folder;
-      std::error_code ec;
-      const fs::path f(folder);
-      if (f.filename() == name && fs::is_directory(f, ec)) {
-        return (f / file).lexically_normal().string();
-      }
-      if (fs::is_directory(f / name, ec)) {
-        return (f / name / file).lexically_normal().string();
-      }
+  if (options_.use_ros_package_path) {
+    const std::string folder = FindPackageFolder(name, {"ROS_PACKAGE_PATH"});
+    if (!folder.empty()) {
+      return (fs::path(folder) / file).lexically_normal().string();
+    }
+    for (const std::string& f : EnvFolders("ROS_PACKAGE_PATH")) {
+      searched += (searched.empty() ? "" : ", ") + f;
     }
   }
   Fail(s->Row(), cwho,
