@@ -85,6 +85,14 @@ void ValidateJoint(const Joint& joint, int num_links) {
     fail("limit_time_constant is negative or not finite (" +
          Num(joint.limit_time_constant) + ")");
   }
+  if (!(joint.friction_loss >= 0.0) || !std::isfinite(joint.friction_loss)) {
+    fail("friction_loss is negative or not finite (" +
+         Num(joint.friction_loss) + ")");
+  }
+  if (joint.friction_loss > 0.0 && joint.type != JointType::kRevolute &&
+      joint.type != JointType::kPrismatic) {
+    fail("friction_loss on a joint that is not revolute or prismatic");
+  }
   if (!(joint.armature >= 0.0) || !std::isfinite(joint.armature)) {
     fail("armature is negative or not finite (" + Num(joint.armature) + ")");
   }

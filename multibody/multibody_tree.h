@@ -80,6 +80,12 @@ struct Joint {
   /// (MJCF stiffness, springref). Its energy is in CalcPotentialEnergy.
   double stiffness{0.0};
   double spring_reference{0.0};
+  /// Dry friction (revolute, prismatic): the joint sticks unless its other
+  /// forces exceed this torque or force [N m or N], >= 0, and slides
+  /// against it otherwise (URDF <dynamics friction>, MJCF frictionloss;
+  /// the simulator's bounded velocity row, docs/robots.md "Joint
+  /// friction").
+  double friction_loss{0.0};
   /// Position limits [rad or m] (revolute, prismatic); -inf/+inf: none.
   double lower{-std::numeric_limits<double>::infinity()};
   double upper{std::numeric_limits<double>::infinity()};

@@ -152,8 +152,12 @@ int MjcfReader::AddJointChain(const Element* body, const std::string& body_name,
           doc_.Number(j, "springref", jcls, 0.0) *
           (m.type == "hinge" && doc_.compiler().degrees ? M_PI / 180.0 : 1.0);
     }
-    if (doc_.Number(j, "frictionloss", jcls, 0.0) != 0.0) {
-      unmodelled->Add("frictionloss", doc_.Where(j));
+    const double frictionloss = doc_.Number(j, "frictionloss", jcls, 0.0);
+    if (!(frictionloss >= 0.0)) doc_.Fail(j, "frictionloss must be >= 0");
+    if (frictionloss > 0.0 && (m.type == "free" || m.axis.squaredNorm() > 0)) {
+      unmodelled->Add("frictionloss (of a free or ball joint)", doc_.Where(j));
+    } else {
+      joint.friction_loss = frictionloss;
     }
     try {
       link = d->tree.AddLink(l, joint);

@@ -218,8 +218,12 @@ void SdfReader::ReadModel(const sdf::Model& model, const Isometry3d& X_WM) {
           joint.stiffness = a->SpringStiffness();
           joint.spring_reference = a->SpringReference();
         }
-        if (a->Friction() != 0.0) {
-          if (unmodelled["friction"]++ == 0) {
+        if (a->Friction() < 0.0) Fail(ae, "friction must be >= 0");
+        if (a->Friction() > 0.0) {
+          if (joint.type == JointType::kRevolute ||
+              joint.type == JointType::kPrismatic) {
+            joint.friction_loss = a->Friction();
+          } else if (unmodelled["friction"]++ == 0) {
             unmodelled_where["friction"] = Where(ae);
           }
         }

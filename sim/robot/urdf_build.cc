@@ -109,6 +109,10 @@ RobotDescription UrdfReader::Build(const urdf::ModelInterface& model,
       }
       if (ujoint->dynamics && joint.type != JointType::kFixed) {
         joint.damping = ujoint->dynamics->damping;
+        if (joint.type == JointType::kRevolute ||
+            joint.type == JointType::kPrismatic) {
+          joint.friction_loss = ujoint->dynamics->friction;
+        }
       }
     }
     try {

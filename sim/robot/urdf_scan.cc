@@ -268,9 +268,9 @@ void UrdfReader::ScanJoint(TiXmlElement* e) {
         Fail(dynamics->Row(), who,
              Tag(dynamics, "damping") + ": must not be negative");
       }
-      if (Number(dynamics, "friction", who, &zero) != 0.0) {
-        Warn(dynamics->Row(), Tag(dynamics, "friction") + " of " + who +
-                                  " ignored (joint friction is not modelled)");
+      if (Number(dynamics, "friction", who, &zero) < 0.0) {
+        Fail(dynamics->Row(), who,
+             Tag(dynamics, "friction") + ": must not be negative");
       }
     }
   }

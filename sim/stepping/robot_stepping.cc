@@ -298,6 +298,19 @@ void TimeStepper::AddRobotProblem(int r) {
     h.name = spec.name + "/" + mb.joint(c.follower).name + " mimic";
     last_.problem.holonomic.push_back(std::move(h));
   }
+  // Joint dry friction: the joint's velocity held at zero by an impulse of
+  // at most dt times its friction loss (MuJoCo's frictionloss row).
+  for (int j = 0; j < mb.num_links(); ++j) {
+    const double f = mb.joint(j).friction_loss;
+    if (!(f > 0.0)) continue;
+    HolonomicConstraint h;
+    h.first = unit_row(mb.velocity_start(j), 1.0);
+    h.g0 = Eigen::VectorXd::Zero(1);
+    h.impulse_lower = Eigen::VectorXd::Constant(1, -dt * f);
+    h.impulse_upper = Eigen::VectorXd::Constant(1, dt * f);
+    h.name = spec.name + "/" + mb.joint(j).name + " friction";
+    last_.problem.holonomic.push_back(std::move(h));
+  }
   // Fixed tendons' ranges (MJCF): L = c' q within [lower, upper], entered
   // like joint limits when within reach of this step.
   if (spec.joint_limits) {

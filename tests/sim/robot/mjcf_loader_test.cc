@@ -237,7 +237,12 @@ TEST(MjcfLoader, WarningsForWhatIsNotModelled) {
 </mujoco>)",
                                 "warn.xml");
   const RobotDescription& r = m.robots.at(0);
-  EXPECT_TRUE(AnyLineContains(r.warnings, "frictionloss of 4 joints ignored"));
+  // Friction loss: applied to the hinge j1, warned on the ball j3 (as its
+  // three hinges).
+  EXPECT_TRUE(AnyLineContains(
+      r.warnings,
+      "frictionloss (of a free or ball joint) of 3 joints ignored"));
+  EXPECT_EQ(r.tree.joint(r.tree.FindJoint("j1")).friction_loss, 1.0);
   EXPECT_TRUE(AnyLineContains(
       r.warnings, "stiffness (of a free or ball joint) of 3 joints ignored"));
   EXPECT_TRUE(AnyLineContains(r.warnings, "warn.xml:9: <geom>: an ellipsoid"));

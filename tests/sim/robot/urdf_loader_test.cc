@@ -264,20 +264,33 @@ TEST(UrdfLoader, FloatingJointInsideTheTree) {
   EXPECT_EQ(robot.initial_positions, expected);
 }
 
-TEST(UrdfLoader, JointFrictionIsWarnedAndIgnored) {
+TEST(UrdfLoader, JointFrictionIsAFrictionLoss) {
   const std::string xml =
       RobotUrdf(MassLink("a") + MassLink("b") +
                 JointXml("j", "continuous", "a", "b",
                          "    <dynamics damping=\"0.2\" friction=\"0.3\"/>\n"));
   const RobotDescription robot = ParseUrdf(xml, "friction.urdf");
   EXPECT_DOUBLE_EQ(robot.tree.joint(1).damping, 0.2);
-  ASSERT_EQ(robot.warnings.size(), 2u);
-  const std::string expected =
-      "friction.urdf:" + std::to_string(LineOf(xml, "<dynamics")) +
-      ": <dynamics friction=\"0.3\"> of joint 'j' "
-      "ignored (joint friction is not modelled)";
-  EXPECT_EQ(robot.warnings[0], expected);
-  EXPECT_EQ(robot.warnings[1], NoCollisionWarning("friction.urdf"));
+  EXPECT_DOUBLE_EQ(robot.tree.joint(1).friction_loss, 0.3);
+  ASSERT_EQ(robot.warnings.size(), 1u);
+  EXPECT_EQ(robot.warnings[0], NoCollisionWarning("friction.urdf"));
+  const std::string negative =
+      RobotUrdf(MassLink("a") + MassLink("b") +
+                JointXml("j", "continuous", "a", "b",
+                         "    <dynamics friction=\"-1\"/>\n"));
+  try {
+    ParseUrdf(negative, "neg.urdf");
+    ADD_FAILURE() << "negative friction accepted";
+  } catch (const UrdfError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find(
+            "neg.urdf:" + std::to_string(LineOf(negative, "<dynamics")) + ":"),
+        std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("must not be negative"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(UrdfLoader, MimicBecomesACoupling) {
@@ -447,9 +460,9 @@ TEST(UrdfLoader, LoadUrdfReadsTheFileAndNamesIt) {
   const std::string path = WriteTempUrdf("named.urdf", xml);
   const RobotDescription robot = LoadUrdf(path);
   EXPECT_EQ(robot.tree.num_links(), 2);
-  ASSERT_EQ(robot.warnings.size(), 2u);
-  EXPECT_EQ(robot.warnings[0].rfind(path + ":", 0), 0u) << robot.warnings[0];
-  EXPECT_EQ(robot.warnings[1], NoCollisionWarning(path));
+  ASSERT_EQ(robot.warnings.size(), 1u);
+  EXPECT_EQ(robot.warnings[0], NoCollisionWarning(path));
+  EXPECT_EQ(robot.tree.joint(1).friction_loss, 1.0);
 }
 
 TEST(UrdfLoader, WhitespaceAndXmlDetailsAreTolerated) {

@@ -539,6 +539,39 @@ TEST(MjcfScenes, ConnectWeldAndTendonRangesHoldTheirRobots) {
   EXPECT_GT(max_fold, 0.5);  // the chain itself falls
 }
 
+TEST(MjcfScenes, FrictionLossHoldsAJointOrLetsItSlideAgainstIt) {
+  // Two horizontal 0.5 m pendulums of 1 kg (hinges about y): gravity's
+  // torque m g l = 4.905 N m. frictionloss 6 holds the first; 2 lets the
+  // second start as (I) q'' = 4.905 - 2, I = m l^2 + 2/5 m r^2.
+  const std::string file = WriteModel("friction.xml", R"(<mujoco>
+  <option timestep="0.0005"/>
+  <worldbody>
+    <body name="held" pos="0 0 1">
+      <joint type="hinge" axis="0 1 0" frictionloss="6"/>
+      <geom type="sphere" pos="0.5 0 0" size="0.01" mass="1"/>
+    </body>
+    <body name="slides" pos="0 1 1">
+      <joint type="hinge" axis="0 1 0" frictionloss="2"/>
+      <geom type="sphere" pos="0.5 0 0" size="0.01" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>
+)");
+  const Scene s = LoadScene(file, {"duration=0.1"});
+  const SimulationSummary sum = Simulate(s);
+  EXPECT_EQ(sum.failed_steps, 0) << sum.first_failure;
+  const double I = 0.25 + 0.4 * 1e-4, t = 0.1;
+  const double expected = 0.5 * (9.81 * 0.5 - 2.0) / I * t * t;
+  const double held = sum.final_robot_state.at(0).q[0];
+  const double slid = sum.final_robot_state.at(1).q[0];
+  std::printf(
+      "[frictionloss] held %.2e rad, slid %.6f rad (closed form "
+      "%.6f)\n",
+      held, slid, expected);
+  EXPECT_LT(std::abs(held), 1e-6);
+  EXPECT_NEAR(std::abs(slid), expected, 0.01 * expected);
+}
+
 TEST(MjcfScenes, PairsTakeMujocosLargerFrictionAndCondim) {
   // The hopper: foot friction 2, its other geoms 0.9 (the default class,
   // condim 1, solref (0.02, 1)), its floor 1 (condim 3). MuJoCo's pair
