@@ -112,8 +112,6 @@ void SdfReader::ReadModel(const sdf::Model& model, const Isometry3d& X_WM) {
     if (moved_by[i] < 0) free_roots.push_back(static_cast<int>(i));
   }
   const size_t num_robots = (world_joints.empty() ? 0 : 1) + free_roots.size();
-  std::map<std::string, int> unmodelled;
-  std::map<std::string, std::string> unmodelled_where;
 
   // Adds the subtree below SDFormat link `l` (already tree link `tl`, with
   // X_WT its frame at q = 0).
@@ -180,9 +178,14 @@ void SdfReader::ReadModel(const sdf::Model& model, const Isometry3d& X_WM) {
             {info.name + "_2", JointType::kRevolute, axis_of(1), sj.Axis(1)});
         break;
       default:
-        Fail(e,
-             "this joint type (screw, gearbox) is not supported: revolute, "
-             "continuous, prismatic, fixed, ball, universal or revolute2");
+        // screw, gearbox: no tree joint of ours moves as they do.
+        d->warnings.push_back(
+            Where(e) +
+            ": this joint type (screw, gearbox) is not supported: it is "
+            "loaded as a fixed joint (revolute, continuous, prismatic, "
+            "fixed, ball, universal and revolute2 are)");
+        motions.push_back(
+            {info.name, JointType::kFixed, Vector3d::UnitZ(), nullptr});
     }
     int parent = parent_tl;
     Isometry3d X_WP = X_WTp;
@@ -220,12 +223,7 @@ void SdfReader::ReadModel(const sdf::Model& model, const Isometry3d& X_WM) {
         }
         if (a->Friction() < 0.0) Fail(ae, "friction must be >= 0");
         if (a->Friction() > 0.0) {
-          if (joint.type == JointType::kRevolute ||
-              joint.type == JointType::kPrismatic) {
-            joint.friction_loss = a->Friction();
-          } else if (unmodelled["friction"]++ == 0) {
-            unmodelled_where["friction"] = Where(ae);
-          }
+          joint.friction_loss = a->Friction();  // a hinge or a slide
         }
       }
       if (last) {
@@ -338,12 +336,6 @@ void SdfReader::ReadModel(const sdf::Model& model, const Isometry3d& X_WM) {
                            ": the robot has no collision geometry");
     }
     world_.robots.push_back(std::move(d));
-  }
-  for (const auto& [what, n] : unmodelled) {
-    world_.warnings.push_back(unmodelled_where[what] + ": " + what + " of " +
-                              std::to_string(n) + " joint axis" +
-                              (n == 1 ? "" : "es") +
-                              " ignored (not modelled), the first here");
   }
 }
 
