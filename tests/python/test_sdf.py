@@ -43,10 +43,22 @@ def test_an_unresolved_include_names_its_line(monkeypatch):
 def test_a_broken_file_names_its_line(tmp_path):
     sdf = tmp_path / "broken.sdf"
     sdf.write_text('<?xml version="1.0"?>\n<sdf version="1.9">\n'
+                   '<model name="m"><link name="a">\n'
+                   '<collision name="p"><geometry><plane><normal>0 0 1'
+                   '</normal></plane></geometry></collision>\n'
+                   '</link></model></sdf>\n')
+    with pytest.raises(ValueError, match=r"broken.sdf:4: <collision "
+                       r"name='p'>: a <plane> on a moving link"):
+        sapcontact.Simulation(sdf)
+
+
+def test_a_screw_joint_loads_as_fixed_with_a_warning(tmp_path):
+    sdf = tmp_path / "screw.sdf"
+    sdf.write_text('<?xml version="1.0"?>\n<sdf version="1.9">\n'
                    '<model name="m"><link name="a"/><link name="b"/>\n'
                    '<joint name="s" type="screw"><parent>a</parent>'
                    '<child>b</child><axis><xyz>0 0 1</xyz></axis></joint>\n'
                    '</model></sdf>\n')
-    with pytest.raises(ValueError, match=r"broken.sdf:4: <joint name='s'>: "
-                       r"this joint type"):
-        sapcontact.Simulation(sdf)
+    sim = sapcontact.Simulation(sdf)
+    assert any("screw.sdf:4: <joint name='s'>: this joint type" in w
+               for w in sim.warnings)
