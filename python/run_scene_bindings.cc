@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -232,8 +233,23 @@ void DefineRunScene(py::module_& m) {
             const TimeStepper initial(scene);
             frames.Record(initial);
           }
+          // Frames at the output times: every output.every steps, or under
+          // error control the times k output.every time_step it lands on.
+          const bool controlled =
+              scene.integrator.scheme == IntegrationScheme::kErrorControlled;
+          const double period = every * scene.time_step;
+          const double t_final = steps * scene.time_step;
           options.on_step = [&](const TimeStepper& s, const StepInfo& info) {
             records.Record(s.time(), info);
+            if (controlled) {
+              const double t = s.time();
+              const double k = std::round(t / period);
+              if (std::abs(t - k * period) <= 1e-9 * period ||
+                  t >= t_final - 1e-9 * scene.time_step) {
+                frames.Record(s);
+              }
+              return;
+            }
             const int n = s.steps_taken();
             if (n % every == 0 || n == steps) {
               frames.Record(s);

@@ -12,6 +12,7 @@
 
 #include "python/bindings.h"
 #include "sapcontact/sim/scene/scene.h"
+#include "sapcontact/sim/stepping/error_controlled_integrator.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
 
 namespace sapcontact::python {
@@ -32,6 +33,10 @@ Scene LoadPythonScene(const std::string& path,
 // takes the GIL while holding the lock, so the two cannot deadlock.
 struct PySimulation {
   std::unique_ptr<TimeStepper> stepper;
+  // integrator.scheme error_controlled: steps land on multiples of the
+  // scene's time_step (docs/theory.md §22).
+  std::unique_ptr<ErrorControlledIntegrator> integrator;
+  double time_step{0.0};
   std::mutex mutex;
   StepInfo last;
 

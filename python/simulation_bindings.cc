@@ -4,6 +4,7 @@
 // are in simulation_control_bindings.cc. step() releases the GIL.
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "python/problem_binding.h"
 #include "python/simulation_binding.h"
 #include "sapcontact/sim/scene/scene_loader.h"
+#include "sapcontact/sim/stepping/simulation.h"
 #include "sapcontact/sim/stepping/time_stepper.h"
 
 namespace sapcontact::python {
@@ -113,7 +115,15 @@ void DefineSimulation(py::module_& m) {
           const Scene scene = LoadPythonScene(PathArgument(path, "path"),
                                               OverrideList(overrides));
           auto s = std::make_unique<PySimulation>();
-          s->stepper = std::make_unique<TimeStepper>(scene);
+          s->time_step = scene.time_step;
+          if (scene.integrator.scheme == IntegrationScheme::kErrorControlled) {
+            s->stepper =
+                std::make_unique<TimeStepper>(ErrorControlledScene(scene));
+            s->integrator = std::make_unique<ErrorControlledIntegrator>(
+                s->stepper.get(), scene.integrator, scene.time_step);
+          } else {
+            s->stepper = std::make_unique<TimeStepper>(scene);
+          }
           return s;
         }),
         py::arg("path"), py::arg("overrides") = py::none(),
@@ -129,7 +139,20 @@ void DefineSimulation(py::module_& m) {
               py::gil_scoped_release release;
               std::lock_guard<std::mutex> lock(s.mutex);
               try {
-                for (int i = 0; i < n; ++i) s.last = s.stepper->Step();
+                for (int i = 0; i < n; ++i) {
+                  if (!s.integrator) {
+                    s.last = s.stepper->Step();
+                    continue;
+                  }
+                  // Error control: accepted steps up to the next multiple
+                  // of time_step.
+                  const double t_end =
+                      (std::round(s.stepper->time() / s.time_step) + 1) *
+                      s.time_step;
+                  while (s.stepper->time() < t_end - 1e-9 * s.time_step) {
+                    s.last = s.integrator->Step(t_end).info;
+                  }
+                }
               } catch (const SimulationError& e) {
                 error = e;
               }
@@ -139,7 +162,9 @@ void DefineSimulation(py::module_& m) {
             return StepInfoDict(last);
           },
           py::arg("n") = 1,
-          "Advances n time steps; returns the last step's info as a dict "
+          "Advances n time steps (under integrator.scheme error_controlled: "
+          "to n multiples of time_step later, in the steps the error "
+          "control chooses); returns the last step's info as a dict "
           "(contacts, newton_iterations, failed, failure, max_penetration "
           "[m], max_hover [m], collision_time and solver_time [s], "
           "elastic_energy [J], sleeping_bodies). Raises SimulationError "

@@ -349,6 +349,21 @@ void ValidateScene(const Scene& scene) {
   Check(s.sleep_speed > 0.0, "solver.sleep_speed", s.sleep_speed, 0.0,
         limits::kMaxSleepSpeed, "m/s", "");
   Range("solver.sleep_time", s.sleep_time, 0.0, limits::kMaxSleepTime, "s");
+  const IntegratorSettings& in = scene.integrator;
+  if (in.scheme != IntegrationScheme::kFixed &&
+      in.scheme != IntegrationScheme::kErrorControlled) {
+    throw std::invalid_argument(
+        "integrator.scheme: " + std::to_string(static_cast<int>(in.scheme)) +
+        " is not fixed or error_controlled");
+  }
+  Range("integrator.accuracy", in.accuracy, limits::kMinAccuracy,
+        limits::kMaxAccuracy, "");
+  if (in.max_step != 0.0) {
+    Range("integrator.max_step", in.max_step, limits::kMinTimeStep,
+          limits::kMaxTimeStep, "s");
+  }
+  Range("integrator.min_step", in.min_step, limits::kMinTimeStep,
+        limits::kMaxTimeStep, "s");
   if (scene.output.every < 1) {
     throw std::invalid_argument("output.every: must be > 0");
   }

@@ -124,9 +124,29 @@ enum class RobotIntegrator {
   kEuler,
 };
 
+/// How a run chooses its step sizes (YAML `integrator.scheme`; docs/
+/// theory.md §22).
+enum class IntegrationScheme {
+  /// Every step is time_step.
+  kFixed,
+  /// Step doubling: the step size follows the local error estimate so that
+  /// it stays within `accuracy` (sim/stepping/error_controlled_integrator.h).
+  kErrorControlled,
+};
+
 /// YAML `integrator:` (optional).
 struct IntegratorSettings {
   RobotIntegrator robots{RobotIntegrator::kVariational};
+  IntegrationScheme scheme{IntegrationScheme::kFixed};
+  /// error_controlled: the local error allowed per step, A [-], in
+  /// [1e-10, 1]: A m of position, A rad of rotation, A (1 + |v|) of
+  /// velocity (ErrorNorm, docs/theory.md §22).
+  double accuracy{1.0e-3};
+  /// error_controlled: the largest step [s] (0: time_step, which is also
+  /// the first step tried) and the smallest [s] (default 1e-6; a step there
+  /// is accepted whatever its error).
+  double max_step{0.0};
+  double min_step{1.0e-6};
 };
 
 /// One rigid body (YAML `bodies:` item, after grid expansion).

@@ -55,6 +55,9 @@ constexpr double kMaxRigidQpBytes = 256.0 * 1024.0 * 1024.0;
 /// time_step [s]: below 1e-7 s no contact time scale of the schema's ranges
 /// is resolved any better; above 1 s nothing is.
 constexpr double kMinTimeStep = 1e-7;
+/// integrator.accuracy (error control, docs/theory.md §22) [-].
+constexpr double kMinAccuracy = 1e-10;
+constexpr double kMaxAccuracy = 1.0;
 constexpr double kMaxTimeStep = 1.0;
 /// Any coordinate of a position (also of grid copies) [m]: farther out,
 /// double precision leaves less than 1e-10 m for the contact resolution.

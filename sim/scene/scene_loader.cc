@@ -139,6 +139,32 @@ Scene SceneParser::Parse(const YAML::Node& root) {
       scene.integrator.robots = static_cast<RobotIntegrator>(r_.Choice(
           in["robots"], "integrator.robots", {"variational", "euler"}));
     }
+    IntegratorSettings& s = scene.integrator;
+    if (in["scheme"]) {
+      s.scheme = static_cast<IntegrationScheme>(r_.Choice(
+          in["scheme"], "integrator.scheme", {"fixed", "error_controlled"}));
+    }
+    if (in["accuracy"]) {
+      s.accuracy = r_.Positive(in["accuracy"], "integrator.accuracy");
+      r_.CheckRange(in["accuracy"], "integrator.accuracy", s.accuracy,
+                    limits::kMinAccuracy, limits::kMaxAccuracy, "",
+                    "below it round-off is the error, above it nothing is "
+                    "controlled");
+    }
+    for (const char* key : {"max_step", "min_step"}) {
+      if (!in[key]) continue;
+      const std::string f = std::string("integrator.") + key;
+      double& h = std::string(key) == "max_step" ? s.max_step : s.min_step;
+      h = r_.Positive(in[key], f);
+      r_.CheckRange(in[key], f, h, limits::kMinTimeStep, limits::kMaxTimeStep,
+                    "s", "as time_step");
+    }
+    const double max_step = s.max_step > 0.0 ? s.max_step : scene.time_step;
+    if (in["min_step"] && s.min_step > max_step) {
+      r_.Fail(in["min_step"] ? in["min_step"] : in, "integrator.min_step",
+              "must not exceed integrator.max_step (or time_step, " +
+                  Num(max_step) + " s)");
+    }
   }
   const YAML::Node robots = root["robots"];
   // (Robots that are not a list fail in ParseRobots.)

@@ -27,7 +27,8 @@ const std::vector<std::string>& RootKeys() {
   return k;
 }
 const std::vector<std::string>& IntegratorKeys() {
-  static const std::vector<std::string> k{"robots"};
+  static const std::vector<std::string> k{"robots", "scheme", "accuracy",
+                                          "max_step", "min_step"};
   return k;
 }
 const std::vector<std::string>& SolverKeys() {

@@ -5,13 +5,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "sapcontact/collision/contact_point.h"
 #include "sapcontact/sim/scene/scene_limits.h"
 #include "sapcontact/sim/stepping/contact_velocity.h"
+#include "sapcontact/sim/stepping/error_controlled_integrator.h"
 #include "sapcontact/sim/stepping/scene_collision.h"
 
 namespace sapcontact {
@@ -135,7 +138,7 @@ constexpr char kStepsHeader[] =
     "max_penetration_m,kinetic_energy_J,potential_energy_J,elastic_energy_J,"
     "failed,islands,largest_island_dofs,penetrating_contacts,"
     "speculative_contacts,excluded_contacts,factorizations,low_rank_updates,"
-    "line_search_evaluations\n";
+    "line_search_evaluations,step_size_s,error_estimate,rejected\n";
 
 // The generalized velocities at the end of the last step, stacked in the
 // order of the stepper's problem trees: the moving (non-fixed) bodies that
@@ -222,7 +225,8 @@ void WriteContactRows(std::ofstream& out, const TimeStepper& stepper,
 // steps.csv: the row of one step (columns in simulation.h); the energies
 // are those at its start.
 void WriteStepRow(std::ofstream& out, const TimeStepper& stepper, int step,
-                  const StepInfo& info, double kinetic, double potential) {
+                  const StepInfo& info, double kinetic, double potential,
+                  double step_size, double error_estimate, int rejected) {
   static const char* const kColumns[] = {"time",
                                          "solver_time_s",
                                          "collision_time_s",
@@ -239,13 +243,13 @@ void WriteStepRow(std::ofstream& out, const TimeStepper& stepper, int step,
   char line[512];
   std::snprintf(line, sizeof(line),
                 "%.9g,%d,%d,%.6g,%.6g,%.12g,%.12g,%.12g,%.12g,%d,%d,%d,%d,%d,"
-                "%d,%d,%d,%d\n",
+                "%d,%d,%d,%d,%.9g,%.6g,%d\n",
                 values[0], info.contacts, info.newton_iterations, values[1],
                 values[2], values[3], values[4], values[5], values[6],
                 info.failed ? 1 : 0, c.islands, c.largest_island_velocities,
                 c.penetrating_contacts, c.speculative_contacts,
                 c.excluded_contacts, c.factorizations, c.low_rank_updates,
-                c.line_search_evaluations);
+                c.line_search_evaluations, step_size, error_estimate, rejected);
   out << line;
 }
 
@@ -337,7 +341,7 @@ std::string SummaryToJson(const Scene& scene, const SimulationSummary& s) {
   j["scene"] = scene.source;
   j["steps"] = s.steps;
   j["time_step"] = s.time_step;
-  j["duration"] = s.steps * s.time_step;
+  j["duration"] = s.duration;
   j["solver_model"] = SolverModelName(scene.solver.model);
   j["wall_time_s"] = s.wall_time_s;
   j["solver_time_s"] = s.solver_time_s;
@@ -356,6 +360,17 @@ std::string SummaryToJson(const Scene& scene, const SimulationSummary& s) {
       {"factorizations", c.factorizations},
       {"low_rank_updates", c.low_rank_updates},
       {"line_search_evaluations", c.line_search_evaluations}};
+  const SimulationSummary::IntegratorStatistics& in = s.integrator;
+  j["integrator"] = {
+      {"scheme", in.error_controlled ? "error_controlled" : "fixed"},
+      {"accuracy", in.error_controlled ? in.accuracy : 0.0},
+      {"accepted_steps", in.accepted_steps},
+      {"rejected_steps", in.rejected_steps},
+      {"steps_at_min_step", in.steps_at_min_step},
+      {"min_step_s", in.min_step_s},
+      {"max_step_s", in.max_step_s},
+      {"mean_step_s", in.mean_step_s},
+      {"solves_per_step", in.solves_per_step}};
   j["failed_steps"] = s.failed_steps;
   j["first_failure"] = s.first_failure;
   j["max_penetration_m"] = s.max_penetration_m;
@@ -504,14 +519,36 @@ InitialOverlap FindInitialOverlap(const Scene& scene) {
   return overlap;
 }
 
+Scene ErrorControlledScene(const Scene& scene) {
+  Scene s = scene;
+  s.solver.rel_tolerance =
+      std::clamp(scene.integrator.accuracy * 1e-2, 1e-12, 1e-4);
+  return s;
+}
+
 SimulationSummary RunSimulation(const Scene& scene,
                                 const SimulationOptions& options) {
   const auto t_start = Clock::now();
   const int steps = StepCount(scene);
-  TimeStepper stepper(scene);
+  const bool controlled =
+      scene.integrator.scheme == IntegrationScheme::kErrorControlled;
+  TimeStepper stepper(controlled ? ErrorControlledScene(scene) : scene);
+  std::optional<ErrorControlledIntegrator> integrator;
+  if (controlled) {
+    integrator.emplace(&stepper, scene.integrator, scene.time_step);
+  }
   SimulationSummary s;
   s.time_step = scene.time_step;
   const int every = std::max(1, scene.output.every);
+  // Error control lands on the output times k every time_step (and the
+  // end, steps time_step), where a fixed-step run writes its rows.
+  const double t_final = steps * scene.time_step;
+  const double output_period = every * scene.time_step;
+  int next_output = 1;
+  SimulationSummary::IntegratorStatistics& in = s.integrator;
+  in.error_controlled = controlled;
+  in.accuracy = scene.integrator.accuracy;
+  in.min_step_s = std::numeric_limits<double>::infinity();
 
   namespace fs = std::filesystem;
   const bool write = !options.output_dir.empty();
@@ -567,11 +604,40 @@ SimulationSummary RunSimulation(const Scene& scene,
   }
 
   double sum_contacts = 0, sum_iterations = 0;
-  for (int n = 0; n < steps; ++n) {
+  int n = 0;
+  for (;; ++n) {
+    if (controlled ? stepper.time() >= t_final - 1e-9 * scene.time_step
+                   : n >= steps) {
+      break;
+    }
     const double kinetic = stepper.KineticEnergy();
     const double potential = stepper.PotentialEnergy();
     if (n == 0) s.kinetic_energy_initial_J = kinetic;
-    const StepInfo info = stepper.Step();
+    StepInfo info;
+    double step_size = scene.time_step, error_estimate = 0.0;
+    int rejected = 0;
+    bool output = false;
+    if (controlled) {
+      const double t_out = std::min(next_output * output_period, t_final);
+      const ErrorControlledStep ec = integrator->Step(t_out);
+      info = ec.info;
+      step_size = ec.step_size;
+      error_estimate = ec.error_estimate;
+      rejected = ec.rejected;
+      in.rejected_steps += ec.rejected;
+      in.steps_at_min_step += ec.at_min_step ? 1 : 0;
+      in.solves_per_step += ec.solves;
+      if (stepper.time() >= t_out - 1e-9 * output_period) {
+        output = true;
+        ++next_output;
+      }
+    } else {
+      info = stepper.Step();
+      in.solves_per_step += 1;
+      output = (n + 1) % every == 0 || n + 1 == steps;
+    }
+    in.min_step_s = std::min(in.min_step_s, step_size);
+    in.max_step_s = std::max(in.max_step_s, step_size);
     // Energy at the start of this step (contacts found at these poses).
     const double energy = kinetic + potential + info.elastic_energy;
     if (!std::isfinite(energy)) {
@@ -618,12 +684,12 @@ SimulationSummary RunSimulation(const Scene& scene,
         char when[96];
         std::snprintf(when, sizeof(when),
                       "step %d (t = %.6g s to %.6g s): ", n + 1,
-                      stepper.time() - scene.time_step, stepper.time());
+                      stepper.time() - step_size, stepper.time());
         s.first_failure = when + info.failure;
       }
       ++s.failed_steps;
     }
-    if (trajectory.is_open() && ((n + 1) % every == 0 || n + 1 == steps)) {
+    if (trajectory.is_open() && output) {
       WriteRows(trajectory, stepper);
       if (joints.is_open()) WriteJointRows(joints, stepper);
       if (links.out.is_open()) WriteLinkRows(links.out, stepper);
@@ -632,13 +698,19 @@ SimulationSummary RunSimulation(const Scene& scene,
       }
     }
     if (steps_csv.out.is_open()) {
-      WriteStepRow(steps_csv.out, stepper, n + 1, info, kinetic, potential);
+      WriteStepRow(steps_csv.out, stepper, n + 1, info, kinetic, potential,
+                   step_size, error_estimate, rejected);
     }
     if (options.on_step) options.on_step(stepper, info);
   }
-  s.steps = steps;
-  s.mean_contacts = sum_contacts / steps;
-  s.mean_newton_iterations = sum_iterations / steps;
+  s.steps = n;
+  s.duration = controlled ? stepper.time() : steps * scene.time_step;
+  in.accepted_steps = n;
+  in.mean_step_s = s.duration / std::max(n, 1);
+  in.solves_per_step /= std::max(n, 1);
+  if (n == 0) in.min_step_s = 0.0;
+  s.mean_contacts = sum_contacts / std::max(n, 1);
+  s.mean_newton_iterations = sum_iterations / std::max(n, 1);
   for (double* sum :
        {&s.solver_counters.islands, &s.solver_counters.largest_island_dofs,
         &s.solver_counters.penetrating_contacts,
@@ -646,7 +718,7 @@ SimulationSummary RunSimulation(const Scene& scene,
         &s.solver_counters.excluded_contacts, &s.solver_counters.factorizations,
         &s.solver_counters.low_rank_updates,
         &s.solver_counters.line_search_evaluations}) {
-    *sum /= steps;
+    *sum /= std::max(n, 1);
   }
   s.kinetic_energy_final_J = stepper.KineticEnergy();
   const double gain = s.energy_max_J - s.energy_initial_J;

@@ -34,13 +34,19 @@
 //     max_penetration_m,kinetic_energy_J,potential_energy_J,elastic_energy_J,
 //     failed,islands,largest_island_dofs,penetrating_contacts,
 //     speculative_contacts,excluded_contacts,factorizations,low_rank_updates,
-//     line_search_evaluations
+//     line_search_evaluations,step_size_s,error_estimate,rejected
 //                       time: end of the step [s]; the StepInfo fields of the
 //                       step; the energies [J] at the START of the step (the
 //                       poses its contacts were found at, as summary.json's
 //                       energy_*: their sum is the total energy E_n); failed:
 //                       1 when the contact solver did not converge, else 0;
-//                       then StepInfo::counters (zero with the rigid QP).
+//                       then StepInfo::counters (zero with the rigid QP);
+//                       the step's size [s], error estimate and rejected
+//                       attempts (ErrorControlledStep; time_step, 0, 0 for
+//                       fixed steps). Under integrator.scheme
+//                       error_controlled a row is an accepted step and the
+//                       output times are those of the fixed-step run,
+//                       every output.every time_step (docs/theory.md §22).
 // Files are written under temporary names (*.partial) and renamed at the
 // end; existing outputs (all of the above) are removed first, and the
 // temporary files are removed when an exception ends the run, so a failed or
@@ -78,7 +84,10 @@ struct SimulationOptions {
 inline constexpr double kHoverReportThreshold = 1e-5;
 
 struct SimulationSummary {
+  /// Steps taken (error control: accepted steps) and the simulated time
+  /// they cover [s].
   int steps{0};
+  double duration{0.0};
   /// The scene's warnings (Scene::warnings) and those the time stepper
   /// adds (SelfCollisionOverlapWarnings), as summary.json lists them.
   std::vector<std::string> warnings;
@@ -103,6 +112,24 @@ struct SimulationSummary {
     double line_search_evaluations{0.0};
   };
   SolverCounterMeans solver_counters;
+  /// How the steps were chosen (summary.json's "integrator"; docs/theory.md
+  /// §22): the scheme and accuracy; accepted and rejected steps, the
+  /// accepted steps taken at min_step with their error above the accuracy,
+  /// the smallest, largest and mean accepted step [s], and contact solves
+  /// per accepted step (1 for fixed steps; 3 per attempt under error
+  /// control).
+  struct IntegratorStatistics {
+    bool error_controlled{false};
+    double accuracy{0.0};
+    int accepted_steps{0};
+    int rejected_steps{0};
+    int steps_at_min_step{0};
+    double min_step_s{0.0};
+    double max_step_s{0.0};
+    double mean_step_s{0.0};
+    double solves_per_step{0.0};
+  };
+  IntegratorStatistics integrator;
   int failed_steps{0};
   std::string first_failure;      ///< message of the first failed step
   double max_penetration_m{0.0};  ///< max over steps of -phi0 [m]
@@ -132,6 +159,11 @@ struct SimulationSummary {
   std::vector<RobotState> final_robot_state;
   std::vector<Eigen::VectorXd> final_robot_efforts;
 };
+
+/// The scene a run under integrator.scheme error_controlled steps: the
+/// solver's relative tolerance follows the accuracy, A / 100 clamped to
+/// [1e-12, 1e-4] (docs/theory.md §22).
+Scene ErrorControlledScene(const Scene& scene);
 
 /// The number of steps of a run: max(1, round(duration / time_step)).
 /// @throws std::invalid_argument when it is not finite or more than

@@ -510,6 +510,38 @@ void TimeStepper::Fail(const std::string& what) const {
 // mj_step (mj_fwdPosition, mj_collision, mj_fwdConstraint, integration):
 // collider poses and motion bounds, collision, the contact problem and its
 // solve, the gliding measure, position integration.
+void TimeStepper::SetTimeStep(double dt) {
+  if (!(dt >= scene_limits::kMinTimeStep && dt <= scene_limits::kMaxTimeStep)) {
+    throw std::invalid_argument("SetTimeStep: dt = " + std::to_string(dt) +
+                                " s is outside [1e-7, 1] s");
+  }
+  scene_.time_step = dt;
+  last_.problem.time_step = dt;
+}
+
+void TimeStepper::Save(Snapshot* s) const {
+  s->step = step_;
+  s->last = last_;
+  s->warm_start = warm_start_;
+  s->sleep = sleep_;
+  s->limits = limits_;
+  if (scene_.solver.sleep) s->layout = layout_;
+  s->time_step = scene_.time_step;
+}
+
+void TimeStepper::Restore(const Snapshot& s) {
+  step_ = s.step;
+  last_ = s.last;
+  warm_start_ = s.warm_start;
+  limits_ = s.limits;
+  if (scene_.solver.sleep) {
+    sleep_ = s.sleep;
+    layout_ = s.layout;
+    collision_.SetResting(sleep_.resting);
+  }
+  SetTimeStep(s.time_step);
+}
+
 StepInfo TimeStepper::Step() {
   StepInfo info;
   // Three clock reads (about 30 ns each, a percent of a small scene's step):

@@ -398,6 +398,21 @@ class TimeStepper {
   /// throws SimulationError (the state is then not advanced further).
   StepInfo Step();
 
+  /// Sets the size of the steps from now on [s] (the scene's time_step
+  /// until then; an error-controlled integrator varies it, docs/theory.md
+  /// §22). @throws std::invalid_argument unless finite and within the
+  /// time_step limits of docs/scenes.md.
+  void SetTimeStep(double dt);
+
+  /// Everything Step() reads and writes and keeps for the next step: the
+  /// states, the last step's results, the warm start, the sleeping islands
+  /// and the limit watch (not the controller inputs, which stay as set).
+  /// Restore(Save()) takes steps back bitwise: an integrator tries a step
+  /// and takes it back (sim/stepping/error_controlled_integrator.h).
+  struct Snapshot;
+  void Save(Snapshot* snapshot) const;
+  void Restore(const Snapshot& snapshot);
+
   /// The derivatives of the next Step() from the current state with
   /// respect to the state and applied generalized forces
   /// (sim/stepping/step_derivatives.h, docs/theory.md §21). Changes nothing
@@ -696,6 +711,20 @@ class TimeStepper {
     Eigen::VectorXd bias, tau, spring, column, motor, coriolis;
   };
   Scratch scratch_;
+
+ public:
+  struct Snapshot {
+   private:
+    friend class TimeStepper;
+    StepState step;
+    StepResults last;
+    WarmStart warm_start;
+    Sleep sleep;
+    LimitWatch limits;
+    // The trees' layout changes only when islands fall asleep or wake.
+    Layout layout;
+    double time_step{0.0};
+  };
 };
 
 /// A rough upper estimate of the memory the rigid-contact QP needs for

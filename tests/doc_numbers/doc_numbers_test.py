@@ -30,6 +30,7 @@ Usage: doc_numbers_test.py --sapsim BUILD/bin/sapsim --source-dir SRC DOC.md...
 """
 
 import argparse
+import csv
 import json
 import math
 import os
@@ -55,6 +56,19 @@ def body(summary, name):
     raise DocError("no body named '%s' in summary.json" % name)
 
 
+def rebound_z(summary, name):
+    """The highest z of body NAME in trajectory.csv after its lowest."""
+    zs = []
+    with open(os.path.join(summary["_dir"], "trajectory.csv")) as f:
+        for row in csv.DictReader(f):
+            if row["body"] == name:
+                zs.append(float(row["z"]))
+    if not zs:
+        raise DocError("no rows of body '%s' in trajectory.csv" % name)
+    lowest = zs.index(min(zs))
+    return max(zs[lowest:])
+
+
 def norm(v):
     return math.sqrt(sum(x * x for x in v))
 
@@ -69,6 +83,13 @@ QUANTITIES = {
     "mean_newton_iterations": lambda s, a: s["mean_newton_iterations"],
     "failed_steps": lambda s, a: s["failed_steps"],
     "kinetic_energy_final_J": lambda s, a: s["kinetic_energy_final_J"],
+    "steps": lambda s, a: s["steps"],
+    # how the steps were chosen (summary.json's integrator)
+    "accepted_steps": lambda s, a: s["integrator"]["accepted_steps"],
+    "rejected_steps": lambda s, a: s["integrator"]["rejected_steps"],
+    "max_step_s": lambda s, a: s["integrator"]["max_step_s"],
+    # the highest centre z of a body after its lowest (trajectory.csv)
+    "rebound_z": lambda s, a: rebound_z(s, a),
     # the final state of a body
     "final_x": lambda s, a: body(s, a)["position"][0],
     "final_z": lambda s, a: body(s, a)["position"][2],
@@ -206,6 +227,7 @@ def main():
                     continue
                 with open(os.path.join(out, "summary.json")) as f:
                     summaries[key] = json.load(f)
+                summaries[key]["_dir"] = out
             summary = summaries[key]
             if summary is None:
                 failures += 1

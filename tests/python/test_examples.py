@@ -90,3 +90,16 @@ def test_atlas_stands_under_gains_set_from_python(source_dir):
     assert "overlap by" not in r.stdout  # the collision filter covers Atlas
     upright = float(r.stdout.split("upright for ")[1].split(" s")[0])
     assert upright >= 1.0
+
+
+def test_work_precision_study_shows_error_control_winning_on_the_impact(
+        source_dir, tmp_path):
+    png = tmp_path / "wp.png"
+    r = run_example(source_dir, "work_precision.py", "--out", str(png))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert png.stat().st_size > 10000
+    rows = [line for line in r.stdout.splitlines()
+            if line.startswith("| ball_bounce | error_controlled")]
+    assert len(rows) == 3
+    assert "error control reaches errors no cheaper fixed run reaches" \
+        in r.stdout
