@@ -107,9 +107,14 @@ ErrorControlledStep ErrorControlledIntegrator::Step(double t_end) {
     AddWork(full, &out.info);
     full_bodies_ = stepper_->state();
     full_robots_ = stepper_->robot_states();
+    full_velocities_ = stepper_->last_velocities();
     stepper_->Restore(start_);
     stepper_->SetTimeStep(0.5 * h);
+    // The half steps also start from the full step's velocities (CENIC's
+    // warm start): the second half step ends where the full step did.
+    stepper_->SetWarmStartHint(full_velocities_);
     const StepInfo first = stepper_->Step();
+    stepper_->SetWarmStartHint(full_velocities_);
     const StepInfo second = stepper_->Step();
     AddWork(first, &out.info);
     AddWork(second, &out.info);

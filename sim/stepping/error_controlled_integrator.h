@@ -87,6 +87,7 @@ class ErrorControlledIntegrator {
   TimeStepper::Snapshot start_;
   std::vector<BodyState> full_bodies_;
   std::vector<RobotState> full_robots_;
+  Eigen::VectorXd full_velocities_;
 };
 
 }  // namespace sapcontact

@@ -519,6 +519,11 @@ void TimeStepper::SetTimeStep(double dt) {
   last_.problem.time_step = dt;
 }
 
+void TimeStepper::SetWarmStartHint(const Eigen::VectorXd& v) {
+  warm_start_.hint = v;
+  warm_start_.have_hint = true;
+}
+
 void TimeStepper::Save(Snapshot* s) const {
   s->step = step_;
   s->last = last_;
@@ -653,18 +658,31 @@ void TimeStepper::SolveSap(StepInfo* info) {
   const double dt = scene_.time_step;
   try {
     if (warm_start_.have_previous_guess) {
-      warm_start_.extrapolated_guess =
-          2.0 * step_.guess - warm_start_.previous_guess;
+      const double r =
+          warm_start_.previous_dt > 0.0 ? dt / warm_start_.previous_dt : 1.0;
+      if (r == 1.0) {
+        warm_start_.extrapolated_guess =
+            2.0 * step_.guess - warm_start_.previous_guess;
+      } else {
+        warm_start_.extrapolated_guess =
+            step_.guess + r * (step_.guess - warm_start_.previous_guess);
+      }
       warm_start_.candidates.assign(
           {&warm_start_.extrapolated_guess, &step_.guess});
     } else {
       warm_start_.candidates.assign({&step_.guess});
     }
+    if (warm_start_.have_hint &&
+        warm_start_.hint.size() == step_.guess.size()) {
+      warm_start_.candidates.push_back(&warm_start_.hint);
+    }
+    warm_start_.have_hint = false;
     // Into the kept results: no allocation per step.
     sap_.SolveFromCandidates(last_.problem, warm_start_.candidates,
                              &last_.sap_results);
     warm_start_.previous_guess = step_.guess;
     warm_start_.have_previous_guess = true;
+    warm_start_.previous_dt = dt;
   } catch (const std::invalid_argument& e) {
     Fail("contact solver: " + NameBodies(e.what()));
   }

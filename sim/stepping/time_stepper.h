@@ -413,6 +413,16 @@ class TimeStepper {
   void Save(Snapshot* snapshot) const;
   void Restore(const Snapshot& snapshot);
 
+  /// The generalized velocities the last step ended with, stacked in the
+  /// order of last_problem()'s trees.
+  const Eigen::VectorXd& last_velocities() const { return last_.v_next; }
+  /// One more warm-start candidate for the next step's contact solve only
+  /// (SAP model; velocities stacked as last_velocities(); ignored when the
+  /// size differs): the solve starts from the lowest-cost candidate
+  /// (docs/theory.md §7). An error-controlled integrator passes its full
+  /// step's velocities to its half steps.
+  void SetWarmStartHint(const Eigen::VectorXd& v);
+
   /// The derivatives of the next Step() from the current state with
   /// respect to the state and applied generalized forces
   /// (sim/stepping/step_derivatives.h, docs/theory.md §21). Changes nothing
@@ -642,9 +652,14 @@ class TimeStepper {
   // Warm start (docs/theory.md §7): the velocities at the start of the
   // previous step, and the linear extrapolation 2 v_n - v_(n-1); SAP starts
   // each island from the lowest-cost of the extrapolation, v_n and v*.
+  // With varying steps (SetTimeStep) the extrapolation is v_n + (dt_n /
+  // dt_(n-1)) (v_n - v_(n-1)); SetWarmStartHint adds one candidate for the
+  // next solve only.
   struct WarmStart {
-    Eigen::VectorXd previous_guess, extrapolated_guess;
+    Eigen::VectorXd previous_guess, extrapolated_guess, hint;
     bool have_previous_guess{false};
+    bool have_hint{false};
+    double previous_dt{0.0};
     std::vector<const Eigen::VectorXd*> candidates;
   };
   WarmStart warm_start_;
