@@ -6,17 +6,6 @@
 namespace sapcontact {
 namespace {
 
-ContactParameters AsParameters(const Material& m) {
-  ContactParameters p;
-  p.stiffness = m.stiffness;
-  p.dissipation_time_scale = m.dissipation_time_scale;
-  p.friction = m.friction;
-  p.model = m.model;
-  p.hunt_crossley_dissipation = m.hunt_crossley_dissipation;
-  p.stiction_tolerance = m.stiction_tolerance;
-  return p;
-}
-
 // lagged > similar > sap.
 int Precedence(ContactModel model) {
   switch (model) {
@@ -33,7 +22,31 @@ int Precedence(ContactModel model) {
 }  // namespace
 
 void Validate(const Material& material) {
-  Validate(AsParameters(material), "material '" + material.name + "'");
+  Validate(MaterialParameters(material), "material '" + material.name + "'");
+}
+
+ContactParameters MaterialParameters(const Material& m) {
+  ContactParameters p;
+  p.stiffness = m.stiffness;
+  p.dissipation_time_scale = m.dissipation_time_scale;
+  p.friction = m.friction;
+  p.model = m.model;
+  p.hunt_crossley_dissipation = m.hunt_crossley_dissipation;
+  p.stiction_tolerance = m.stiction_tolerance;
+  return p;
+}
+
+Material MaterialWithParameters(const std::string& name,
+                                const ContactParameters& p) {
+  Material m;
+  m.name = name;
+  m.stiffness = p.stiffness;
+  m.dissipation_time_scale = p.dissipation_time_scale;
+  m.friction = p.friction;
+  m.model = p.model;
+  m.hunt_crossley_dissipation = p.hunt_crossley_dissipation;
+  m.stiction_tolerance = p.stiction_tolerance;
+  return m;
 }
 
 ContactParameters CombineMaterials(const Material& a, const Material& b) {

@@ -47,6 +47,12 @@ struct Material {
 /// material is invalid.
 ContactParameters CombineMaterials(const Material& a, const Material& b);
 
+/// A material's six fields as contact parameters, and back (a material
+/// named `name` holding p's values).
+ContactParameters MaterialParameters(const Material& m);
+Material MaterialWithParameters(const std::string& name,
+                                const ContactParameters& p);
+
 /// Throws std::invalid_argument naming the material and field if stiffness is
 /// not > 0 (inf allowed), tau_d not finite >= 0, mu not finite >= 0, d not
 /// finite >= 0, v_s not finite > 0, or the model not one of the three.

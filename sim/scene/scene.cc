@@ -329,6 +329,34 @@ void ValidateRobot(const Scene& scene, size_t index) {
 
 }  // namespace
 
+namespace {
+
+// The ranges of a material's or a material pair's fields (docs/scenes.md,
+// Limits); `f` names them ("materials.felt", "material_pairs[0]").
+void CheckContactRanges(const std::string& f, const ContactParameters& p) {
+  if (!(std::isinf(p.stiffness) && p.stiffness > 0)) {
+    Range(f + ".stiffness", p.stiffness, limits::kMinStiffness,
+          limits::kMaxStiffness, "N/m");
+  }
+  Range(f + ".dissipation_time_scale", p.dissipation_time_scale, 0.0,
+        limits::kMaxDissipationTimeScale, "s");
+  Range(f + ".friction", p.friction, 0.0, limits::kMaxFriction, "");
+  if (p.model != ContactModel::kSap && p.model != ContactModel::kSimilar &&
+      p.model != ContactModel::kLagged) {
+    throw std::invalid_argument(
+        f + ".model: " + std::to_string(static_cast<int>(p.model)) +
+        " is not sap, similar or lagged");
+  }
+  Range(f + ".hunt_crossley_dissipation", p.hunt_crossley_dissipation, 0.0,
+        limits::kMaxHuntCrossleyDissipation, "s/m");
+  Check(p.stiction_tolerance > 0.0 && std::isfinite(p.stiction_tolerance),
+        f + ".stiction_tolerance", p.stiction_tolerance,
+        limits::kMinStictionTolerance, limits::kMaxStictionTolerance, "m/s",
+        "");
+}
+
+}  // namespace
+
 void ValidateScene(const Scene& scene) {
   Range("time_step", scene.time_step, limits::kMinTimeStep,
         limits::kMaxTimeStep, "s");
@@ -377,25 +405,7 @@ void ValidateScene(const Scene& scene) {
           "materials: a name of " + std::to_string(m.name.size()) +
           " characters, more than " + std::to_string(limits::kMaxNameLength));
     }
-    if (!(std::isinf(m.stiffness) && m.stiffness > 0)) {
-      Range(f + ".stiffness", m.stiffness, limits::kMinStiffness,
-            limits::kMaxStiffness, "N/m");
-    }
-    Range(f + ".dissipation_time_scale", m.dissipation_time_scale, 0.0,
-          limits::kMaxDissipationTimeScale, "s");
-    Range(f + ".friction", m.friction, 0.0, limits::kMaxFriction, "");
-    if (m.model != ContactModel::kSap && m.model != ContactModel::kSimilar &&
-        m.model != ContactModel::kLagged) {
-      throw std::invalid_argument(
-          f + ".model: " + std::to_string(static_cast<int>(m.model)) +
-          " is not sap, similar or lagged");
-    }
-    Range(f + ".hunt_crossley_dissipation", m.hunt_crossley_dissipation, 0.0,
-          limits::kMaxHuntCrossleyDissipation, "s/m");
-    Check(m.stiction_tolerance > 0.0 && std::isfinite(m.stiction_tolerance),
-          f + ".stiction_tolerance", m.stiction_tolerance,
-          limits::kMinStictionTolerance, limits::kMaxStictionTolerance, "m/s",
-          "");
+    CheckContactRanges(f, MaterialParameters(m));
   }
   for (size_t i = 0; i < scene.material_pairs.size(); ++i) {
     const MaterialPair& mp = scene.material_pairs[i];
@@ -416,17 +426,7 @@ void ValidateScene(const Scene& scene) {
                                     std::to_string(j) + "] again");
       }
     }
-    const ContactParameters& p = mp.parameters;
-    if (!(std::isinf(p.stiffness) && p.stiffness > 0)) {
-      Range(f + ".stiffness", p.stiffness, limits::kMinStiffness,
-            limits::kMaxStiffness, "N/m");
-    }
-    Range(f + ".dissipation_time_scale", p.dissipation_time_scale, 0.0,
-          limits::kMaxDissipationTimeScale, "s");
-    Range(f + ".friction", p.friction, 0.0, limits::kMaxFriction, "");
-    Range(f + ".hunt_crossley_dissipation", p.hunt_crossley_dissipation, 0.0,
-          limits::kMaxHuntCrossleyDissipation, "s/m");
-    Validate(p, f);
+    CheckContactRanges(f, mp.parameters);
   }
   if (static_cast<long>(scene.bodies.size()) > limits::kMaxBodies) {
     throw std::invalid_argument(

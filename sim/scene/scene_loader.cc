@@ -421,22 +421,12 @@ void SceneParser::ParseMaterialPairs(const YAML::Node& n, Scene* scene) {
     // Fields not given keep the materials' combination.
     const ContactParameters combined = CombineMaterials(
         scene->materials[pair.material_a], scene->materials[pair.material_b]);
-    Material mat;
-    mat.name = scene->materials[pair.material_a].name + "+" +
-               scene->materials[pair.material_b].name;
-    mat.stiffness = combined.stiffness;
-    mat.dissipation_time_scale = combined.dissipation_time_scale;
-    mat.friction = combined.friction;
-    mat.model = combined.model;
-    mat.hunt_crossley_dissipation = combined.hunt_crossley_dissipation;
-    mat.stiction_tolerance = combined.stiction_tolerance;
+    Material mat =
+        MaterialWithParameters(scene->materials[pair.material_a].name + "+" +
+                                   scene->materials[pair.material_b].name,
+                               combined);
     ParseMaterialFields(m, field, &mat);
-    pair.parameters.stiffness = mat.stiffness;
-    pair.parameters.dissipation_time_scale = mat.dissipation_time_scale;
-    pair.parameters.friction = mat.friction;
-    pair.parameters.model = mat.model;
-    pair.parameters.hunt_crossley_dissipation = mat.hunt_crossley_dissipation;
-    pair.parameters.stiction_tolerance = mat.stiction_tolerance;
+    pair.parameters = MaterialParameters(mat);
     scene->material_pairs.push_back(pair);
   }
 }
