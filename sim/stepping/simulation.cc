@@ -618,6 +618,15 @@ SimulationSummary RunSimulation(const Scene& scene,
     int rejected = 0;
     bool output = false;
     if (controlled) {
+      if (n >= scene_limits::kMaxSteps) {
+        throw SimulationError(
+            n, "error control took " + std::to_string(n) +
+                   " steps, the limit of one run (docs/scenes.md, Limits), "
+                   "and reached t = " +
+                   std::to_string(stepper.time()) +
+                   " s: loosen integrator.accuracy or raise "
+                   "integrator.min_step");
+      }
       const double t_out = std::min(next_output * output_period, t_final);
       const ErrorControlledStep ec = integrator->Step(t_out);
       info = ec.info;
