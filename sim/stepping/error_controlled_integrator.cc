@@ -122,10 +122,11 @@ ErrorControlledStep ErrorControlledIntegrator::Step(double t_end) {
     const double error =
         ErrorNorm(full_bodies_, full_robots_, stepper_->state(),
                   stepper_->robot_states(), settings_.accuracy, h);
-    const double factor =
-        std::isfinite(error) && error > 0.0
-            ? std::clamp(kSafety / std::sqrt(error), kMinShrink, kMaxGrowth)
-            : kMaxGrowth;
+    // A non-finite estimate shrinks the step as much as one change may.
+    const double factor = !std::isfinite(error) ? kMinShrink
+                          : error > 0.0 ? std::clamp(kSafety / std::sqrt(error),
+                                                     kMinShrink, kMaxGrowth)
+                                        : kMaxGrowth;
     const bool smallest = h <= settings_.min_step * (1.0 + 1e-12);
     if (error <= 1.0 || smallest) {
       out.step_size = h;
