@@ -27,6 +27,7 @@
 
 #include "sapcontact/sim/scene/scene_loader.h"
 #include "sapcontact/sim/stepping/error_controlled_integrator.h"
+#include "sapcontact/studies/sweep_journal.h"
 #include "tests/common/repo_root.h"
 #include "tests/sim/stepping/shipped_scene.h"
 
@@ -36,16 +37,6 @@ namespace {
 namespace fs = std::filesystem;
 using scene_tests::LoadShippedScene;
 using scene_tests::Simulate;
-
-// FNV-1a (64 bits) of `text`.
-uint64_t Fnv1a(const std::string& text) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
 
 // Every final position, orientation and velocity of summary.json's bodies
 // and robot joints, "%.17g\n" each (round-trip: equal text, equal bits).
@@ -114,11 +105,9 @@ TEST(ErrorControl, FixedStepsAreBitwiseThoseOfTheFixedStepper) {
       options.output_dir = (dir / name).string();
       const SimulationSummary s = RunSimulation(scene, options);
       EXPECT_EQ(s.steps, steps);
-      char hex[32];
-      std::snprintf(hex, sizeof(hex), "%016llx",
-                    static_cast<unsigned long long>(Fnv1a(
-                        FinalStateText(options.output_dir + "/summary.json"))));
-      EXPECT_EQ(hex, digest);
+      EXPECT_EQ(
+          Fnv1a64Hex(FinalStateText(options.output_dir + "/summary.json")),
+          digest);
     }
     ++checked;
   }

@@ -609,28 +609,23 @@ TEST(MjcfScenes, PairsTakeMujocosLargerFrictionAndCondim) {
 // A file of two free spheres on a plane, each with its own solref.
 std::string TwoSpheresOnAPlane(const std::string& solref_a,
                                const std::string& solref_b) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("sapcontact_solref_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string path = (dir / "spheres.xml").string();
-  std::ofstream(path) << R"(<mujoco model="spheres">
+  return WriteModel("spheres.xml", R"(<mujoco model="spheres">
   <option timestep="0.002"/>
   <worldbody>
     <geom name="floor" type="plane" size="5 5 0.1" solmix="0"/>
     <body name="a" pos="0 0 0.1">
       <freejoint/>
-      <geom type="sphere" size="0.1" mass="2" solref=")"
-                      << solref_a << R"("/>
+      <geom type="sphere" size="0.1" mass="2" solref=")" +
+                                       solref_a + R"("/>
     </body>
     <body name="b" pos="1 0 0.1">
       <freejoint/>
-      <geom type="sphere" size="0.1" mass="5" solref=")"
-                      << solref_b << R"("/>
+      <geom type="sphere" size="0.1" mass="5" solref=")" +
+                                       solref_b + R"("/>
     </body>
   </worldbody>
 </mujoco>
-)";
-  return path;
+)");
 }
 
 TEST(MjcfScenes, SolrefIsASpringDamperPerUnitMass) {
